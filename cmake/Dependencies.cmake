@@ -1,0 +1,13 @@
+# Every dependency comes from a Debian 12 package (scripts/setup.sh installs them).
+find_package(PkgConfig REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(OpenSSL REQUIRED)
+pkg_check_modules(YAML REQUIRED IMPORTED_TARGET yaml-0.1)
+if(INFERMARK_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(INFERMARK_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything infermark needs on Debian 12 (idempotent; run as root or with sudo).
+# Packages only: no downloads outside Debian's archive and the npm registry.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git python3 ca-certificates
+  clang-14 libfuzzer-14-dev clang-format clang-tidy
+  libboost-dev libssl-dev
+  libyaml-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libspdlog-dev
+  libonig-dev libutf8proc-dev libsqlite3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  hyperfine
+)
+# Node.js and npm (tokenizer fixtures, browser tests) may come from outside Debian; take Debian's only when absent.
+command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "setup: all Debian packages present"
+fi

@@ -1,0 +1,10 @@
+#include "cli/commands.hpp"
+
+namespace infermark::cli {
+
+void AddChangelogCommand(CLI::App& app, CommandResult& result) {
+  auto* cmd = app.add_subcommand("changelog", "changelog (not yet built)");
+  cmd->callback([&result] { result.exit_code = 1; });
+}
+
+}  // namespace infermark::cli

@@ -1,0 +1,47 @@
+// infermark: continuous, reproducible benchmarking of LLM inference serving.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/diagnostic.hpp"
+#include "core/exit_codes.hpp"
+#include "core/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace infermark;
+  CLI::App app{"infermark: continuous, reproducible benchmarking of LLM inference serving", "infermark"};
+  app.set_version_flag("--version", std::string("infermark ") + kVersion);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  cli::CommandResult result;
+  cli::AddValidateCommand(app, result);
+  cli::AddMatrixCommand(app, result);
+  cli::AddChangelogCommand(app, result);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << '\n';
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints help for sub-apps that were asked; everything else is a usage error.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "infermark: " << e.what() << "\nRun with --help for usage.\n";
+    return kExitBadInput;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "infermark: error: " << e.what() << '\n';
+    return kExitRunFailed;
+  }
+  return result.exit_code;
+}

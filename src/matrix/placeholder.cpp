@@ -1,0 +1,1 @@
+int infermark_matrix_placeholder = 0;
