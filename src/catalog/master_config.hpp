@@ -16,20 +16,22 @@ namespace infermark::catalog {
 struct ComponentMetadata {
   std::string name;     ///< Router name, e.g. `vllm-router`.
   std::string version;  ///< Router version (never an `image:` reference).
+  Json raw;             ///< The mapping as written (rows copy it).
 };
 
 /// `kv-offload-backend` of an agentic entry.
 struct KvOffloadBackend {
   std::string name;                    ///< Backend name.
   std::optional<std::string> version;  ///< Optional version.
+  Json raw;                            ///< The mapping as written (rows copy it).
 };
 
 /// Concurrency values: a `conc-start`..`conc-end` range or an explicit `conc-list`.
 struct Concurrency {
   std::optional<std::int64_t> start;              ///< `conc-start`.
   std::optional<std::int64_t> end;                ///< `conc-end`.
-  std::optional<std::vector<std::int64_t>> list;  ///< `conc-list` (wins over a lone start).
-  /// True when the values come from `conc-list`.
+  std::optional<std::vector<std::int64_t>> list;  ///< `conc-list`; a non-empty list wins over a range.
+  /// True when a non-empty `conc-list` is given (full-sweep's rule for using the list).
   [[nodiscard]] bool IsList() const { return list.has_value() && !list->empty(); }
 };
 
@@ -54,19 +56,22 @@ struct SearchSpaceEntry {
   std::int64_t pp = 1;                                 ///< Single-node `pp`.
   std::int64_t dcp_size = 1;                           ///< Single-node `dcp-size`.
   std::int64_t pcp_size = 1;                           ///< Single-node `pcp-size`.
+  bool sets_parallelism = false;                       ///< `pp`, `dcp-size` or `pcp-size` written explicitly.
   std::optional<std::int64_t> ep;                      ///< Single-node `ep` (row default 1).
   std::optional<bool> dp_attn;                         ///< Single-node `dp-attn` (row default false).
   std::string spec_decoding = "none";                  ///< `spec-decoding`: none, mtp or draft_model.
   std::optional<ComponentMetadata> router;             ///< Per-entry `router`.
+  bool router_written = false;                         ///< `router` key present, even as null (hides the top level's).
   std::optional<std::string> kv_p2p_transfer;          ///< Per-entry `kv-p2p-transfer` (multi-node only).
+  bool kv_p2p_transfer_written = false;                ///< `kv-p2p-transfer` key present, even as null.
   Concurrency conc;                                    ///< Concurrency values.
+  bool conc_list_written = false;                      ///< `conc-list` given as a list, even an empty one.
   std::optional<WorkerConfig> prefill;                 ///< Multi-node prefill pool.
   std::optional<WorkerConfig> decode;                  ///< Multi-node decode pool.
   std::optional<std::string> kv_offloading;            ///< Agentic `kv-offloading`: none or dram.
   std::optional<KvOffloadBackend> kv_offload_backend;  ///< Agentic `kv-offload-backend`.
-  bool sets_pp = false;                                ///< `pp` written explicitly.
-  bool sets_dcp_size = false;                          ///< `dcp-size` written explicitly.
-  bool sets_pcp_size = false;                          ///< `pcp-size` written explicitly.
+  std::optional<double> hicache_ratio;                 ///< Agentic `hicache-ratio` (> 0).
+  Json hicache_ratio_raw;                              ///< `hicache-ratio` as written (rows copy it).
 };
 
 /// `fixed-seq-len` scenario: one input/output length pair and its search space.
@@ -86,6 +91,7 @@ struct AgenticConfig {
 struct MasterEntry {
   std::string key;                             ///< The config key.
   SourceMark mark;                             ///< Where the key is written.
+  std::string file;                            ///< File that holds the entry.
   std::string image;                           ///< Container image.
   std::string model;                           ///< Served model (HF id or path).
   std::string model_prefix;                    ///< Short model code, e.g. `minimaxm3`.
@@ -103,6 +109,7 @@ struct MasterEntry {
 /// Master configs merged from one or more files, in file order then key order.
 struct MasterCatalog {
   std::vector<MasterEntry> entries;  ///< All entries.
+  std::vector<std::string> files;    ///< Files read, in order.
   /// The entry named `key`, or nullptr.
   [[nodiscard]] const MasterEntry* Find(std::string_view key) const;
 };

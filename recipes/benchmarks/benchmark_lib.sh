@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Helpers sourced by infermark's recipe launcher scripts. A launcher receives the InferenceX
+# environment contract (MODEL, TP, EP_SIZE, DP_ATTENTION, CONC, ISL, OSL, MAX_MODEL_LEN,
+# RANDOM_RANGE_RATIO, RESULT_FILENAME, PORT, ...) and uses infermark as its benchmark client.
+
+export PORT="${PORT:-8888}"
+INFERMARK="${INFERMARK:-infermark}"
+RESULT_DIR="${RESULT_DIR:-$PWD}"
+
+# Exits 1 naming every listed variable that is unset or empty.
+check_env_vars() {
+  local missing=()
+  for name in "$@"; do
+    [ -n "${!name:-}" ] || missing+=("$name")
+  done
+  if ((${#missing[@]})); then
+    echo "launcher: missing environment variables: ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+# Waits until http://127.0.0.1:$1/health answers, the server process $2 dies, or $3 seconds pass.
+wait_for_server_ready() {
+  local port="$1" pid="$2" timeout="${3:-3600}" waited=0
+  until curl --silent --fail --max-time 5 "http://127.0.0.1:${port}/health" >/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "launcher: server (pid $pid) exited before it became ready" >&2
+      return 1
+    fi
+    if ((waited >= timeout)); then
+      echo "launcher: server not ready after ${timeout}s" >&2
+      return 1
+    fi
+    sleep 2
+    waited=$((waited + 2))
+  done
+}
+
+# Runs infermark's load generator with the reference client's flags, as InferenceX recipes do.
+run_benchmark_serving() {
+  "$INFERMARK" bench serve --model "$MODEL" --backend vllm --base-url "http://127.0.0.1:${PORT}" \
+    --dataset-name random --random-input-len "$ISL" --random-output-len "$OSL" \
+    --random-range-ratio "$RANDOM_RANGE_RATIO" --num-prompts "$((CONC * 10))" \
+    --max-concurrency "$CONC" --request-rate inf --ignore-eos --save-result \
+    --num-warmups "$((2 * CONC))" --percentile-metrics 'ttft,tpot,itl,e2el' \
+    --result-dir "$RESULT_DIR" --result-filename "${RESULT_FILENAME}.json" "$@"
+}

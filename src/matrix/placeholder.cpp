@@ -1,1 +1,0 @@
-int infermark_matrix_placeholder = 0;
