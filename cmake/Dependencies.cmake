@@ -1,5 +1,6 @@
 # Every dependency comes from a Debian 12 package (scripts/setup.sh installs them).
 find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)

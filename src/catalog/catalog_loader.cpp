@@ -16,8 +16,9 @@ MasterCatalog LoadMasterConfigs(const std::vector<std::string>& files) {
   std::vector<Diagnostic> problems;
   for (const auto& file : files) {
     try {
-      const YamlDocument doc = LoadYamlFile(file);
-      MergeCatalog(merged, ReadMasterConfig(doc, problems), problems);
+      auto doc = std::make_shared<const YamlDocument>(LoadYamlFile(file));
+      MergeCatalog(merged, ReadMasterConfig(*doc, problems), problems);
+      merged.documents.push_back(std::move(doc));
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/diagnostic.hpp"
 #include "core/json_text.hpp"
+#include "core/yaml_node.hpp"
 
 namespace infermark::catalog {
 
@@ -110,6 +112,9 @@ struct MasterEntry {
 struct MasterCatalog {
   std::vector<MasterEntry> entries;  ///< All entries.
   std::vector<std::string> files;    ///< Files read, in order.
+  /// The parsed documents, kept with the catalog (freeing a YAML tree is as costly as building it,
+  /// so a short-lived command can skip both frees together).
+  std::vector<std::shared_ptr<const YamlDocument>> documents;
   /// The entry named `key`, or nullptr.
   [[nodiscard]] const MasterEntry* Find(std::string_view key) const;
 };

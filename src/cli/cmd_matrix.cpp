@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/project_paths.hpp"
 #include "core/exit_codes.hpp"
+#include "core/keep_until_exit.hpp"
 #include "matrix/generator.hpp"
 #include "matrix/matrix_output.hpp"
 #include "matrix/result_filename.hpp"
@@ -64,7 +65,9 @@ std::string DefaultRunnerConfig(const std::vector<std::string>& config_files) {
 }
 
 void Print(const std::vector<Json>& all_rows, const OutputOptions& out) {
-  std::vector<Json> rows = out.shard.empty() ? all_rows : matrix::SelectShard(all_rows, matrix::ParseShard(out.shard));
+  std::vector<Json> shard;
+  if (!out.shard.empty()) shard = matrix::SelectShard(all_rows, matrix::ParseShard(out.shard));
+  const std::vector<Json>& rows = out.shard.empty() ? all_rows : shard;
   std::string format = out.format;
   if (format.empty()) format = isatty(STDOUT_FILENO) ? "table" : "json";
   std::string text;
@@ -85,9 +88,9 @@ template <typename Generate>
 int Run(OutputOptions out, Generate generate) {
   if (out.config_files.empty()) out.config_files = ProjectMasterConfigs();
   if (out.runner_config.empty()) out.runner_config = DefaultRunnerConfig(out.config_files);
-  const catalog::MasterCatalog catalog = catalog::LoadMasterConfigs(out.config_files);
-  const catalog::RunnerConfig runners = catalog::LoadRunnerConfig(out.runner_config);
-  Print(generate(catalog, runners), out);
+  const auto& catalog = KeepUntilExit(catalog::LoadMasterConfigs(out.config_files));
+  const auto& runners = KeepUntilExit(catalog::LoadRunnerConfig(out.runner_config));
+  Print(KeepUntilExit(generate(catalog, runners)), out);
   return kExitOk;
 }
 

@@ -36,9 +36,21 @@ std::size_t DecodeUtf8(std::string_view s, std::size_t i, unsigned& code) {
   return len;
 }
 
+// True for bytes JSON text can carry as they are (printable ASCII other than '"' and '\\').
+constexpr bool IsPlain(unsigned char c) {
+  return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+}
+
 void AppendString(std::string& out, std::string_view s, bool ensure_ascii) {
   out += '"';
-  for (std::size_t i = 0; i < s.size();) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    // Copy the longest run of plain bytes in one append: most strings are nothing but that.
+    std::size_t run = i;
+    while (run < s.size() && IsPlain(static_cast<unsigned char>(s[run]))) ++run;
+    out.append(s.data() + i, run - i);
+    i = run;
+    if (i == s.size()) break;
     const char c = s[i];
     const auto u = static_cast<unsigned char>(c);
     if (u >= 0x80) {
@@ -79,10 +91,10 @@ void AppendString(std::string& out, std::string_view s, bool ensure_ascii) {
         out += "\\f";
         break;
       default:
-        if (u < 0x20 || (u == 0x7F && ensure_ascii)) {
+        if (u < 0x20 || ensure_ascii) {
           AppendEscapeU(out, u);
         } else {
-          out += c;
+          out += c;  // DEL passes through unescaped without ensure_ascii
         }
     }
     ++i;
@@ -144,6 +156,13 @@ void AppendFloat(std::string& out, double v) {
   }
 }
 
+template <typename Int>
+void AppendInt(std::string& out, Int v) {
+  char buf[24];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, static_cast<std::size_t>(res.ptr - buf));
+}
+
 }  // namespace
 
 void AppendJson(std::string& out, const Json& value, const JsonStyle& style) {
@@ -179,19 +198,25 @@ void AppendJson(std::string& out, const Json& value, const JsonStyle& style) {
     }
     case Json::value_t::object: {
       out += '{';
-      std::vector<const std::pair<const std::string, Json>*> members;
-      members.reserve(value.size());
-      for (const auto& member : value.get_ref<const Json::object_t&>()) members.push_back(&member);
-      if (style.sort_keys) {
-        std::sort(members.begin(), members.end(), [](auto* a, auto* b) { return a->first < b->first; });
-      }
-      bool first = true;
-      for (const auto* member : members) {
+      const auto& members = value.get_ref<const Json::object_t&>();
+      auto emit = [&](const std::string& key, const Json& member, bool first) {
         if (!first) out += style.item_separator;
-        first = false;
-        AppendString(out, member->first, style.ensure_ascii);
+        AppendString(out, key, style.ensure_ascii);
         out += style.key_separator;
-        AppendJson(out, member->second, style);
+        AppendJson(out, member, style);
+      };
+      if (style.sort_keys) {
+        std::vector<const std::pair<const std::string, Json>*> sorted;
+        sorted.reserve(members.size());
+        for (const auto& member : members) sorted.push_back(&member);
+        std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->first < b->first; });
+        for (std::size_t i = 0; i < sorted.size(); ++i) emit(sorted[i]->first, sorted[i]->second, i == 0);
+      } else {
+        bool first = true;
+        for (const auto& [key, member] : members) {
+          emit(key, member, first);
+          first = false;
+        }
       }
       out += '}';
       break;

@@ -1,0 +1,15 @@
+// Start-up tuning of the process heap for short-lived commands.
+#pragma once
+
+#include <cstddef>
+
+namespace infermark {
+
+/// Makes the allocator grow the heap in one large step backed by transparent huge pages (where the
+/// kernel allows them with madvise), and keeps large blocks on that heap instead of separate
+/// mappings. On virtual machines a page fault costs tens of microseconds, and a command that
+/// touches 20 MB would otherwise take ~5,000 of them; with 2 MB pages it takes about ten. Call once,
+/// first thing in main(). Harmless where huge pages are unavailable.
+void TuneHeapForShortRuns(std::size_t reserve_bytes = std::size_t{64} << 20);
+
+}  // namespace infermark
