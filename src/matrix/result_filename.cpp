@@ -60,7 +60,8 @@ std::string ResultFilename(const Json& row, const std::string& runner_name) {
             "-pcp" + FieldOr(row, "pcp-size", "1") + "-ep" + Render(Field(row, "ep")) + "-dpa" +
             Render(Field(row, "dp-attn"));
   }
-  name += "_disagg-" + Render(Field(row, "disagg")) + "_spec-" + Render(Field(row, "spec-decoding")) + "_conc" +
+  // Agentic single-node rows carry no disagg field; the template input then defaults to false.
+  name += "_disagg-" + FieldOr(row, "disagg", "false") + "_spec-" + Render(Field(row, "spec-decoding")) + "_conc" +
           Render(Field(row, "conc")) + "_" + runner_name;
   if (auto fp = row.find("recipe-fingerprint"); fp != row.end() && fp->is_string() && !fp->get<std::string>().empty()) {
     name += "_recipe-" + fp->get<std::string>().substr(0, 16);
