@@ -7,9 +7,7 @@ namespace infermark::catalog {
 std::vector<ChangelogEntry> ReadChangelog(const YamlDocument& doc, std::vector<Diagnostic>& problems) {
   std::vector<ChangelogEntry> entries;
   if (doc.root.kind != YamlKind::kSequence) {
-    problems.push_back(Diagnostic{{doc.file, doc.root.line, doc.root.column},
-                                  "",
-                                  "",
+    problems.push_back(Diagnostic{DocumentMark(doc), "", "",
                                   "perf-changelog must be a list of entries, got " + std::string(doc.root.TypeName())});
     return entries;
   }

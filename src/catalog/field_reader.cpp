@@ -12,7 +12,8 @@ void ReadContext::Report(const YamlNode* node, const std::string& field, std::st
 
 std::string JoinPath(const std::string& parent, std::string_view child) {
   if (parent.empty()) return std::string(child);
-  if (!child.empty() && child.front() == '[') return parent + std::string(child);
+  if (child.empty()) return parent;
+  if (child.front() == '[') return parent + std::string(child);
   return parent + "." + std::string(child);
 }
 
@@ -191,6 +192,10 @@ void FieldReader::RejectUnknown() {
       context_.Report(&k, PathOf(k.text), "unknown field (extra fields are not permitted)");
     }
   }
+}
+
+SourceMark DocumentMark(const YamlDocument& doc) {
+  return SourceMark{doc.file, std::max(doc.root.line, 1), std::max(doc.root.column, 1)};
 }
 
 Json ToJson(const YamlNode& node) {

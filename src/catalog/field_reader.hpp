@@ -26,7 +26,7 @@ struct ReadContext {
   void Report(const YamlNode* node, const std::string& field, std::string rule) const;
 };
 
-/// Joins a field path: `Path("a", "b")` is `a.b`; an empty parent yields the child.
+/// Joins a field path: `Path("a", "b")` is `a.b`; an empty parent yields the child, an empty child the parent.
 std::string JoinPath(const std::string& parent, std::string_view child);
 
 /// Whether a field must be written. `kOptional` fields also accept an explicit null (pydantic's
@@ -87,6 +87,9 @@ class FieldReader {
   bool ok_ = true;
   std::set<std::string, std::less<>> known_;
 };
+
+/// Where a problem with a whole document goes: its root node, or line 1 of an empty file.
+SourceMark DocumentMark(const YamlDocument& doc);
 
 /// Converts a YAML value to JSON as PyYAML + json.dumps would (timestamps become strings).
 Json ToJson(const YamlNode& node);

@@ -245,7 +245,7 @@ SearchSpaceEntry ReadAgenticEntry(const ReadContext& ctx, const YamlNode& node, 
   e.kv_offload_backend = ReadOffloadBackend(r);
   if (const YamlNode* h = r.node().Find("hicache-ratio"); h != nullptr && h->kind != YamlKind::kNull) {
     e.hicache_ratio = r.Float("hicache-ratio", Need::kOptional);
-    if (e.hicache_ratio && *e.hicache_ratio <= 0) {
+    if (e.hicache_ratio && !(*e.hicache_ratio > 0)) {  // NaN fails too, as pydantic's gt=0 does
       ctx.Report(h, r.PathOf("hicache-ratio"), "must be greater than 0");
       e.hicache_ratio.reset();
     }
@@ -330,7 +330,8 @@ void ReadScenarios(const ReadContext& ctx, FieldReader& top, MasterEntry& entry)
       const ProblemCount count{*ctx.problems};
       if (const YamlNode* util = s.node().Find("dram-utilization"); util != nullptr && util->kind != YamlKind::kNull) {
         config.dram_utilization = s.Float("dram-utilization", Need::kOptional);
-        if (config.dram_utilization && (*config.dram_utilization <= 0 || *config.dram_utilization > 1)) {
+        // Written so that NaN fails too, as pydantic's gt=0, le=1 does.
+        if (config.dram_utilization && !(*config.dram_utilization > 0 && *config.dram_utilization <= 1)) {
           ctx.Report(util, s.PathOf("dram-utilization"), "must be greater than 0 and at most 1");
           config.dram_utilization.reset();
         }
@@ -436,9 +437,7 @@ MasterCatalog ReadMasterConfig(const YamlDocument& doc, std::vector<Diagnostic>&
   catalog.files.push_back(doc.file);
   if (doc.root.kind != YamlKind::kMapping) {
     problems.push_back(Diagnostic{
-        {doc.file, doc.root.line, doc.root.column},
-        "",
-        "",
+        DocumentMark(doc), "", "",
         "a master config file must contain a mapping of config keys, got " + std::string(doc.root.TypeName())});
     return catalog;
   }

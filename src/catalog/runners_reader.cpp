@@ -4,19 +4,33 @@
 #include "catalog/field_reader.hpp"
 
 namespace infermark::catalog {
+namespace {
+
+// `Dict[str, …]` keys must be strings: YAML `123:` or `true:` is not a label.
+bool CheckKey(const ReadContext& ctx, const YamlNode& key, const std::string& parent) {
+  if (key.kind == YamlKind::kString) return true;
+  ctx.Report(&key, parent, "keys must be strings, got " + std::string(key.TypeName()) + " ('" + key.text + "')");
+  return false;
+}
+
+}  // namespace
 
 RunnerConfig ReadRunnerConfig(const YamlDocument& doc, std::vector<Diagnostic>& problems) {
   RunnerConfig config;
   config.file = doc.file;
   ReadContext ctx{&doc.file, "", &problems};
-  if (doc.root.kind != YamlKind::kMapping || doc.root.Find("labels") == nullptr ||
-      doc.root.Find("labels")->kind != YamlKind::kMapping) {
-    ctx.Report(&doc.root, "labels", "Runner config must define a labels mapping");
+  const YamlNode* labels_node = doc.root.kind == YamlKind::kMapping ? doc.root.Find("labels") : nullptr;
+  if (labels_node == nullptr || labels_node->kind != YamlKind::kMapping) {
+    const SourceMark mark = labels_node != nullptr && labels_node->line > 0
+                                ? SourceMark{doc.file, labels_node->line, labels_node->column}
+                                : DocumentMark(doc);
+    problems.push_back(Diagnostic{mark, "", "labels", "Runner config must define a labels mapping"});
     return config;
   }
   FieldReader top(ctx, doc.root, "");
   const YamlNode* labels = top.Mapping("labels", Need::kRequired);
   for (const auto& [key, value] : labels->entries) {
+    if (!CheckKey(ctx, key, "labels")) continue;
     const std::string path = JoinPath("labels", key.text);
     config.label_marks[key.text] = {doc.file, key.line, key.column};
     if (value.kind != YamlKind::kSequence) {
@@ -43,6 +57,7 @@ RunnerConfig ReadRunnerConfig(const YamlDocument& doc, std::vector<Diagnostic>& 
   }
   if (const YamlNode* hardware = top.Mapping("hardware", Need::kDefaulted)) {
     for (const auto& [key, value] : hardware->entries) {
+      if (!CheckKey(ctx, key, "hardware")) continue;
       FieldReader r(ctx, value, JoinPath("hardware", key.text));
       if (!r.ok()) continue;
       auto mib = r.Int("available-cpu-dram-mib", Need::kRequired, 1);

@@ -415,7 +415,7 @@ class TreeBuilder {
     std::string anchor;
     bool have_key = false;
     YamlNode key;
-    std::vector<std::pair<YamlNode, YamlNode>> merged;  // entries brought in by `<<`
+    std::vector<YamlEntry> merged;  // entries brought in by `<<`
   };
 
   void CountNew(std::size_t n, int line, int column) {
@@ -475,7 +475,7 @@ class TreeBuilder {
              "duplicate key '" + k.text + "' (first defined at line " + std::to_string(k.line) + ")");
       }
     }
-    parent.node.entries.emplace_back(std::move(parent.key), std::move(node));
+    parent.node.entries.push_back(YamlEntry{std::move(parent.key), std::move(node)});
   }
 
   void AddMerge(Frame& frame, const YamlNode& value) {
@@ -494,8 +494,8 @@ class TreeBuilder {
   // Merged entries come first and explicit keys override them in place (PyYAML's key order).
   static void ApplyMerges(Frame& frame) {
     if (frame.merged.empty()) return;
-    std::vector<std::pair<YamlNode, YamlNode>> out;
-    auto put = [&out](std::pair<YamlNode, YamlNode> entry) {
+    std::vector<YamlEntry> out;
+    auto put = [&out](YamlEntry entry) {
       for (auto& existing : out) {
         if (existing.first.kind == entry.first.kind && existing.first.text == entry.first.text) {
           existing.second = std::move(entry.second);

@@ -13,24 +13,32 @@ namespace infermark {
 /// Resolved type of a YAML node.
 enum class YamlKind { kNull, kBool, kInt, kFloat, kString, kTimestamp, kSequence, kMapping };
 
+struct YamlEntry;
+
 /// One node of a loaded YAML document.
 struct YamlNode {
-  YamlKind kind = YamlKind::kNull;                     ///< Resolved type.
-  int line = 0;                                        ///< 1-based line where the node starts.
-  int column = 0;                                      ///< 1-based column where the node starts.
-  std::string text;                                    ///< Scalar text as written (strings: the value).
-  bool bool_value = false;                             ///< Value of a kBool node.
-  std::int64_t int_value = 0;                          ///< Value of a kInt node that fits 64 bits.
-  bool int_overflow = false;                           ///< kInt whose value does not fit 64 bits.
-  double float_value = 0.0;                            ///< Value of a kFloat node.
-  std::vector<YamlNode> items;                         ///< Children of a kSequence.
-  std::vector<std::pair<YamlNode, YamlNode>> entries;  ///< Key/value pairs of a kMapping, in order.
+  YamlKind kind = YamlKind::kNull;  ///< Resolved type.
+  int line = 0;                     ///< 1-based line where the node starts.
+  int column = 0;                   ///< 1-based column where the node starts.
+  std::string text;                 ///< Scalar text as written (strings: the value).
+  bool bool_value = false;          ///< Value of a kBool node.
+  std::int64_t int_value = 0;       ///< Value of a kInt node that fits 64 bits.
+  bool int_overflow = false;        ///< kInt whose value does not fit 64 bits.
+  double float_value = 0.0;         ///< Value of a kFloat node.
+  std::vector<YamlNode> items;      ///< Children of a kSequence.
+  std::vector<YamlEntry> entries;   ///< Key/value pairs of a kMapping, in order.
 
   [[nodiscard]] bool IsScalar() const { return kind != YamlKind::kSequence && kind != YamlKind::kMapping; }
   /// The value for `key` in a mapping whose key is a string equal to `key`, or nullptr.
   [[nodiscard]] const YamlNode* Find(std::string_view key) const;
   /// Python-flavoured type name for messages: "a string", "an integer", "a mapping"…
   [[nodiscard]] std::string_view TypeName() const;
+};
+
+/// One key/value pair of a mapping (a plain struct, so `auto& [key, value]` binds it).
+struct YamlEntry {
+  YamlNode first;   ///< The key.
+  YamlNode second;  ///< The value.
 };
 
 /// A parsed YAML file: the single document it holds.
