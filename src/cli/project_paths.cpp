@@ -36,8 +36,8 @@ std::string RecipesDir() {
     if (IsRecipes(dir / "share/infermark/recipes")) return (dir / "share/infermark/recipes").string();
     if (dir == dir.root_path()) break;
   }
-  throw InputError(
-      Diagnostic{{}, "", "", "cannot find the project's recipes/ folder: give files, or set INFERMARK_RECIPES"});
+  throw InputError(Diagnostic{SourceMark{}, "", "",
+                              "cannot find the project's recipes/ folder: give files, or set INFERMARK_RECIPES"});
 }
 
 std::vector<std::string> ProjectMasterConfigs() {

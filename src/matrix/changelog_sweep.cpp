@@ -150,7 +150,8 @@ std::set<std::pair<std::string, std::int64_t>> Points(const std::vector<Json>& r
 std::vector<Json> AppendOnlyDelta(std::vector<Json> head_rows, const std::vector<std::string>& keys,
                                   const catalog::MasterCatalog* base, const catalog::RunnerConfig& runners) {
   if (base == nullptr) {
-    throw InputError(Diagnostic{{}, "", "append-only", "append-only entries need the base revision's master configs"});
+    throw InputError(
+        Diagnostic{SourceMark{}, "", "append-only", "append-only entries need the base revision's master configs"});
   }
   std::vector<std::string> base_keys;
   for (const auto& key : keys) {

@@ -1,12 +1,11 @@
 #include "matrix/generator.hpp"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <set>
 
 #include "core/diagnostic.hpp"
 #include "matrix/eval_marking.hpp"
+#include "matrix/key_glob.hpp"
 #include "matrix/row_builder.hpp"
 
 namespace infermark::matrix {
@@ -30,10 +29,17 @@ std::set<std::pair<std::int64_t, std::int64_t>> SeqLenFilter(const std::vector<s
   for (const auto& name : names) {
     const auto value = SeqLenValue(name);
     if (!value)
-      throw InputError(Diagnostic{{}, "", "--seq-lens", "invalid choice '" + name + "' (choose from 1k1k, 8k1k)"});
+      throw InputError(
+          Diagnostic{SourceMark{}, "", "--seq-lens", "invalid choice '" + name + "' (choose from 1k1k, 8k1k)"});
     out.insert(*value);
   }
   return out;
+}
+
+// --runner-node-filter; an empty value filters nothing, as the reference tests it for truth.
+const std::optional<std::string>& NodeFilter(const CommonOptions& common) {
+  static const std::optional<std::string> kNone;
+  return common.runner_node_filter && !common.runner_node_filter->empty() ? common.runner_node_filter : kNone;
 }
 
 bool WantScenario(const std::vector<std::string>& types, const char* type) {
@@ -112,9 +118,9 @@ std::string AvailableKeys(const catalog::MasterCatalog& catalog) {
 }
 
 void CheckFullSweepOptions(const catalog::RunnerConfig& runners, const FullSweepOptions& o) {
-  if (o.step_size <= 1) throw InputError(Diagnostic{{}, "", "--step-size", "must be greater than 1"});
+  if (o.step_size <= 1) throw InputError(Diagnostic{SourceMark{}, "", "--step-size", "must be greater than 1"});
   if (o.min_conc && o.max_conc && *o.min_conc > *o.max_conc) {
-    throw InputError(Diagnostic{{}, "", "--min-conc", "must be less than or equal to --max-conc"});
+    throw InputError(Diagnostic{SourceMark{}, "", "--min-conc", "must be less than or equal to --max-conc"});
   }
   std::vector<std::string> invalid;
   for (const auto& type : o.runner_type) {
@@ -163,7 +169,7 @@ std::vector<std::string> ExpandConfigKeys(const std::vector<std::string>& patter
     if (pattern.find_first_of("*?") != std::string::npos) {
       bool matched = false;
       for (const auto& entry : catalog.entries) {
-        if (fnmatch(pattern.c_str(), entry.key.c_str(), FNM_NOESCAPE) == 0) {
+        if (MatchKeyGlob(pattern, entry.key)) {
           add(entry.key);
           matched = true;
         }
@@ -209,11 +215,11 @@ std::vector<Json> GenerateFullSweep(const catalog::MasterCatalog& catalog, const
     if (!options.runner_type.empty() && !Contains(options.runner_type, config.runner)) continue;
 
     std::vector<std::string> runner_values = {config.runner};
-    if (options.common.runner_node_filter) {
+    if (const auto& filter = NodeFilter(options.common)) {
       runner_values.clear();
       if (const auto* nodes = runners.Find(config.runner)) {
         for (const auto& node : *nodes) {
-          if (node.find(*options.common.runner_node_filter) != std::string::npos) runner_values.push_back(node);
+          if (node.find(*filter) != std::string::npos) runner_values.push_back(node);
         }
       }
       if (runner_values.empty()) continue;
@@ -278,7 +284,7 @@ std::vector<Json> GenerateTestConfig(const catalog::MasterCatalog& catalog, cons
     const MasterEntry& config = *catalog.Find(key);
     // The label itself counts as a runner when it matches the filter, then its nodes.
     std::vector<std::string> runner_values = {config.runner};
-    if (const auto& filter = options.common.runner_node_filter) {
+    if (const auto& filter = NodeFilter(options.common)) {
       std::vector<std::string> candidates;
       if (config.runner.find(*filter) != std::string::npos) candidates.push_back(config.runner);
       if (const auto* nodes = runners.Find(config.runner))

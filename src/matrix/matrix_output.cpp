@@ -62,7 +62,7 @@ Shard ParseShard(const std::string& text) {
   if (slash == std::string::npos || !parse(std::string_view(text).substr(0, slash), shard.index) ||
       !parse(std::string_view(text).substr(slash + 1), shard.count) || shard.count == 0 || shard.index == 0 ||
       shard.index > shard.count) {
-    throw InputError(Diagnostic{{}, "", "--shard", "expected K/N with 1 <= K <= N, got '" + text + "'"});
+    throw InputError(Diagnostic{SourceMark{}, "", "--shard", "expected K/N with 1 <= K <= N, got '" + text + "'"});
   }
   return shard;
 }
