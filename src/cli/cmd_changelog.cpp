@@ -78,6 +78,8 @@ int Run(ChangelogCommand& cmd) {
 
 }  // namespace
 
+namespace {
+
 void AddChangelogCommand(CLI::App& app, CommandResult& result) {
   auto cmd = std::make_shared<ChangelogCommand>();
   auto* sub = app.add_subcommand(
@@ -97,5 +99,9 @@ void AddChangelogCommand(CLI::App& app, CommandResult& result) {
   sub->add_flag("--evals-only", cmd->options.evals_only, "Suppress throughput rows for every entry");
   sub->callback([cmd, &result] { result.exit_code = Run(*cmd); });
 }
+
+[[maybe_unused]] const bool kRegistered = RegisterCommand("changelog", &AddChangelogCommand);
+
+}  // namespace
 
 }  // namespace infermark::cli

@@ -96,6 +96,8 @@ int Run(OutputOptions out, Generate generate) {
 
 }  // namespace
 
+namespace {
+
 void AddMatrixCommand(CLI::App& app, CommandResult& result) {
   auto* matrix = app.add_subcommand("matrix", "Expand master configs into benchmark job rows (InferenceX-identical)");
   matrix->require_subcommand(1);
@@ -135,5 +137,9 @@ void AddMatrixCommand(CLI::App& app, CommandResult& result) {
     });
   });
 }
+
+[[maybe_unused]] const bool kRegistered = RegisterCommand("matrix", &AddMatrixCommand);
+
+}  // namespace
 
 }  // namespace infermark::cli

@@ -65,6 +65,8 @@ int RunValidate(const ValidateOptions& options) {
 
 }  // namespace
 
+namespace {
+
 void AddValidateCommand(CLI::App& app, CommandResult& result) {
   auto options = std::make_shared<ValidateOptions>();
   auto* cmd = app.add_subcommand(
@@ -78,5 +80,9 @@ void AddValidateCommand(CLI::App& app, CommandResult& result) {
   cmd->add_flag("-q,--quiet", options->quiet, "Print nothing when everything is valid");
   cmd->callback([options, &result] { result.exit_code = RunValidate(*options); });
 }
+
+[[maybe_unused]] const bool kRegistered = RegisterCommand("validate", &AddValidateCommand);
+
+}  // namespace
 
 }  // namespace infermark::cli

@@ -11,11 +11,14 @@ struct CommandResult {
   int exit_code = 0;  ///< One of the kExit* codes.
 };
 
-/// `infermark validate FILES…`.
-void AddValidateCommand(CLI::App& app, CommandResult& result);
-/// `infermark matrix full-sweep|test-config …`.
-void AddMatrixCommand(CLI::App& app, CommandResult& result);
-/// `infermark changelog --base-ref … --head-ref …`.
-void AddChangelogCommand(CLI::App& app, CommandResult& result);
+/// Adds one command (its flags and callback) to the root app.
+using AddCommand = void (*)(CLI::App& app, CommandResult& result);
+
+/// Registers a command; each cmd_*.cpp does this once at static-initialization time:
+/// `[[maybe_unused]] const bool kRegistered = RegisterCommand("name", &AddNameCommand);`
+bool RegisterCommand(const char* name, AddCommand add);
+
+/// Adds every registered command to `app`, in name order.
+void AddAllCommands(CLI::App& app, CommandResult& result);
 
 }  // namespace infermark::cli

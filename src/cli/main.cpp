@@ -18,9 +18,7 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
 
   cli::CommandResult result;
-  cli::AddValidateCommand(app, result);
-  cli::AddMatrixCommand(app, result);
-  cli::AddChangelogCommand(app, result);
+  cli::AddAllCommands(app, result);
 
   try {
     app.parse(argc, argv);

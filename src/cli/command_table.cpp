@@ -1,0 +1,27 @@
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+namespace infermark::cli {
+namespace {
+std::vector<std::pair<const char*, AddCommand>>& Table() {
+  static std::vector<std::pair<const char*, AddCommand>> table;
+  return table;
+}
+}  // namespace
+
+bool RegisterCommand(const char* name, AddCommand add) {
+  Table().emplace_back(name, add);
+  return true;
+}
+
+void AddAllCommands(CLI::App& app, CommandResult& result) {
+  auto& table = Table();
+  std::sort(table.begin(), table.end(), [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
+  for (const auto& [name, add] : table) add(app, result);
+}
+
+}  // namespace infermark::cli
