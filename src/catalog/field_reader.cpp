@@ -26,7 +26,7 @@ FieldReader::FieldReader(const ReadContext& context, const YamlNode& node, std::
 }
 
 const YamlNode* FieldReader::Get(std::string_view key) {
-  known_.emplace(key);
+  known_.push_back(key);
   return ok_ ? node_.Find(key) : nullptr;
 }
 
@@ -188,7 +188,7 @@ void FieldReader::RejectUnknown() {
   for (const auto& [k, v] : node_.entries) {
     if (k.kind != YamlKind::kString) {
       context_.Report(&k, path_, "keys must be strings, got " + std::string(k.TypeName()) + " ('" + k.text + "')");
-    } else if (known_.find(k.text) == known_.end()) {
+    } else if (std::find(known_.begin(), known_.end(), k.text) == known_.end()) {
       context_.Report(&k, PathOf(k.text), "unknown field (extra fields are not permitted)");
     }
   }

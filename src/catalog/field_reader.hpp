@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,7 +84,9 @@ class FieldReader {
   const YamlNode& node_;
   std::string path_;
   bool ok_ = true;
-  std::set<std::string, std::less<>> known_;
+  // Keys asked for; callers pass literals or strings that outlive the reader. A small vector beats
+  // a tree here: a mapping has a dozen keys at most.
+  std::vector<std::string_view> known_;
 };
 
 /// Where a problem with a whole document goes: its root node, or line 1 of an empty file.

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace infermark {
@@ -41,13 +42,32 @@ constexpr bool IsPlain(unsigned char c) {
   return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
 }
 
+// End of the run of plain bytes starting at `i`, eight bytes at a time: a word is plain when no
+// byte is below 0x20 or above 0x7E and none is '"' or '\\' (bit tricks from "Bit Twiddling Hacks").
+std::size_t PlainRun(std::string_view s, std::size_t i) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  auto has_less = [](std::uint64_t x, std::uint64_t n) { return (x - kOnes * n) & ~x & kHighs; };
+  auto has_byte = [&](std::uint64_t x, std::uint64_t b) { return has_less(x ^ (kOnes * b), 1); };
+  while (i + 8 <= s.size()) {
+    std::uint64_t word;
+    std::memcpy(&word, s.data() + i, 8);
+    if ((word & kHighs) != 0 || has_less(word, 0x20) != 0 || has_byte(word, 0x7F) != 0 ||
+        has_byte(word, '"') != 0 || has_byte(word, '\\') != 0) {
+      break;
+    }
+    i += 8;
+  }
+  while (i < s.size() && IsPlain(static_cast<unsigned char>(s[i]))) ++i;
+  return i;
+}
+
 void AppendString(std::string& out, std::string_view s, bool ensure_ascii) {
   out += '"';
   std::size_t i = 0;
   while (i < s.size()) {
     // Copy the longest run of plain bytes in one append: most strings are nothing but that.
-    std::size_t run = i;
-    while (run < s.size() && IsPlain(static_cast<unsigned char>(s[run]))) ++run;
+    std::size_t run = PlainRun(s, i);
     out.append(s.data() + i, run - i);
     i = run;
     if (i == s.size()) break;
