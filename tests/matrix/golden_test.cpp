@@ -12,8 +12,12 @@
 namespace infermark::matrix {
 namespace {
 
-std::string Configs(const std::string& name) { return test::Fixture("inferencex/configs/" + name); }
-std::string Golden(const std::string& name) { return test::Fixture("golden-matrix/" + name); }
+std::string Configs(const std::string& name) {
+  return test::Fixture("inferencex/configs/" + name);
+}
+std::string Golden(const std::string& name) {
+  return test::Fixture("golden-matrix/" + name);
+}
 
 const std::string kA1 = Configs("deprecated/amd-1k1k-master.yaml");
 const std::string kA8 = Configs("deprecated/amd-minimaxm3-8k1k-master.yaml");

@@ -10,7 +10,8 @@ namespace {
 Json SingleNodeRow(int conc) {
   return Json::parse(R"({"image": "img", "model": "amd/MiniMax-M3-MXFP4", "model-prefix": "minimaxm3",
     "precision": "fp4", "framework": "vllm", "runner": "mi355x", "isl": 8192, "osl": 1024, "tp": 2, "pp": 1,
-    "dcp-size": 1, "pcp-size": 1, "conc": )" + std::to_string(conc) + R"(, "max-model-len": 9472, "ep": 1,
+    "dcp-size": 1, "pcp-size": 1, "conc": )" +
+                     std::to_string(conc) + R"(, "max-model-len": 9472, "ep": 1,
     "dp-attn": false, "spec-decoding": "none", "exp-name": "minimaxm3_8k1k", "disagg": false, "run-eval": false})");
 }
 
