@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "catalog/catalog_loader.hpp"
+#include "cli/argparse_compat.hpp"
 #include "cli/commands.hpp"
 #include "cli/project_paths.hpp"
 #include "core/exit_codes.hpp"
@@ -111,11 +112,12 @@ void AddMatrixCommand(CLI::App& app, CommandResult& result) {
   fs->add_option("--framework", full->framework, "Frameworks, exact: vllm is not vllm-disagg");
   fs->add_option("--runner-type", full->runner_type, "Runner labels (each must exist in runners.yaml)");
   fs->add_option("--seq-lens", full->seq_lens, "Sequence lengths")->check(CLI::IsMember({"1k1k", "8k1k"}));
-  fs->add_option("--step-size", full->step_size, "Concurrency multiplier (default 2, > 1)");
-  fs->add_option("--min-conc", full->min_conc, "Drop concurrencies below this");
-  fs->add_option("--max-conc", full->max_conc, "Drop concurrencies above this (a range starting above it runs at it)");
-  fs->add_option("--max-tp", full->max_tp, "Skip single-node entries with a larger TP");
-  fs->add_option("--max-ep", full->max_ep, "Clamp single-node EP to this");
+  fs->add_option("--step-size", full->step_size, "Concurrency multiplier (default 2, > 1)")->transform(PythonInt());
+  fs->add_option("--min-conc", full->min_conc, "Drop concurrencies below this")->transform(PythonInt());
+  fs->add_option("--max-conc", full->max_conc, "Drop concurrencies above this (a range starting above it runs at it)")
+      ->transform(PythonInt());
+  fs->add_option("--max-tp", full->max_tp, "Skip single-node entries with a larger TP")->transform(PythonInt());
+  fs->add_option("--max-ep", full->max_ep, "Clamp single-node EP to this")->transform(PythonInt());
   fs->add_flag("--single-node", full->single_node, "Only single-node configs (neither flag: both)");
   fs->add_flag("--multi-node", full->multi_node, "Only multi-node configs (neither flag: both)");
   fs->callback([full, full_out, &result] {
@@ -129,7 +131,7 @@ void AddMatrixCommand(CLI::App& app, CommandResult& result) {
   auto* tc = matrix->add_subcommand("test-config", "Named config keys (exact or fnmatch globs), concurrency doubling");
   AddCommonFlags(tc, *test_out, test->common);
   tc->add_option("--config-keys", test->config_keys, "Config keys or globs (*, ?, [..])")->required();
-  tc->add_option("--conc", test->conc, "Keep only these concurrencies");
+  tc->add_option("--conc", test->conc, "Keep only these concurrencies")->transform(PythonInt());
   tc->add_option("--seq-lens", test->seq_lens, "Sequence lengths")->check(CLI::IsMember({"1k1k", "8k1k"}));
   tc->callback([test, test_out, &result] {
     result.exit_code = Run(*test_out, [&](const auto& catalog, const auto& runners) {

@@ -1,8 +1,12 @@
 // infermark: continuous, reproducible benchmarking of LLM inference serving.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <vector>
 
+#include "cli/argparse_compat.hpp"
 #include "cli/commands.hpp"
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
@@ -21,7 +25,11 @@ int main(int argc, char** argv) {
   cli::AddAllCommands(app, result);
 
   try {
-    app.parse(argc, argv);
+    // Reference-compatible commands read their flags as argparse does (prefixes, last one wins).
+    std::vector<std::string> args(argv + 1, argv + argc);
+    args = cli::NormalizeArgparseStyle(app, std::move(args));
+    std::reverse(args.begin(), args.end());  // CLI11 takes the vector form in reverse order
+    app.parse(args);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return kExitOk;

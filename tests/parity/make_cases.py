@@ -17,9 +17,9 @@ The reference script is not part of this repository. Point --reference at a chec
     python3 tests/parity/make_cases.py --reference /path/to/utils/matrix_logic/generate_sweep_configs.py
 
 It needs Python 3.11 with pydantic 2 and PyYAML. Case generation is deterministic (fixed seed);
---list prints the argument lists without running anything. --with-cli-pending adds argparse
-behaviours infermark's CLI parser does not reproduce yet (see cli_pending_cases); leave it off for
-the committed file until they are handled. On two cores a full run takes about 15 minutes.
+--list prints the argument lists without running anything. The cli-argparse cases cover how
+argparse reads command lines (option prefixes, repeated options, values starting with '-', int()).
+On two cores a full run takes about 15 minutes.
 """
 
 from __future__ import annotations
@@ -405,8 +405,7 @@ def add_random_cases(add, catalog: dict, labels: dict, keys: list[str]) -> None:
 
 
 def cli_pending_cases() -> list[tuple[str, list[str]]]:
-    """argparse behaviour that infermark's CLI parser does not reproduce (yet). Recorded only with
-    --with-cli-pending, so the committed cases stay green until the CLI handles them."""
+    """argparse behaviour the CLI reproduces: prefixes, repeated options, dash values, int()."""
     cases = [
         # Unambiguous prefixes of long options are accepted.
         full_sweep(MASTER, ["--prec", "fp8"]),
@@ -431,7 +430,7 @@ def cli_pending_cases() -> list[tuple[str, list[str]]]:
         full_sweep(MASTER, ["--min-conc", "010"]),
         test_config(MASTER, ["dsr1*"], ["--conc", "010"]),
     ]
-    return [("cli-pending", args) for args in cases]
+    return [("cli-argparse", args) for args in cases]
 
 
 def run_reference(reference: Path, args: list[str]) -> dict:
@@ -461,13 +460,11 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--list", action="store_true", help="print the argument lists, run nothing")
-    parser.add_argument("--with-cli-pending", action="store_true",
-                        help="also record the argparse cases infermark's CLI does not handle yet")
     options = parser.parse_args()
 
     cases: list[tuple[str, list[str]]] = []
     seen: set[tuple[str, ...]] = set()
-    for category, args in build_cases() + (cli_pending_cases() if options.with_cli_pending else []):
+    for category, args in build_cases() + cli_pending_cases():
         if tuple(args) not in seen:
             seen.add(tuple(args))
             cases.append((category, args))

@@ -1,0 +1,141 @@
+// `infermark engine …`: the built-in engine. `engine calibrate` fits the step-time model's
+// efficiency factors to measured points, reports the error on points left out of each fit
+// (model left out, GPU left out) beside the measurements' own noise, and writes the profiles
+// the engine uses (data/engine/calibrated/*.yaml).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/exit_codes.hpp"
+#include "core/file_io.hpp"
+#include "engine/calibration.hpp"
+#include "engine/engine_data.hpp"
+
+namespace infermark::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct CalibrateOptions {
+  std::string measured;
+  std::string repeat;
+  std::string out_dir;
+  std::string report;
+  unsigned threads = 1;
+  int max_evaluations = 400;
+  double prior_weight = 0.01;
+  bool no_write = false;
+  bool skip_protocols = false;
+};
+
+std::string Pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", v * 100);
+  return buf;
+}
+
+std::string Row(const std::string& name, const engine::ErrorSummary& s) {
+  return "| " + name + " | " + std::to_string(s.points) + " | " + Pct(s.tput_median) + " | " + Pct(s.tput_p90) + " | " +
+         Pct(s.intvty_median) + " | " + Pct(s.intvty_p90) + " |\n";
+}
+
+std::vector<engine::PointError> Flatten(const std::vector<engine::Fold>& folds) {
+  std::vector<engine::PointError> all;
+  for (const auto& f : folds) all.insert(all.end(), f.errors.begin(), f.errors.end());
+  return all;
+}
+
+int RunCalibrate(const CalibrateOptions& o) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const engine::EngineData& data = engine::DefaultEngineData();
+  const fs::path repo = fs::path(data.dir).parent_path().parent_path();
+  const std::string measured =
+      o.measured.empty() ? (repo / "tests/fixtures/perf-2025-10/measured_points.csv").string() : o.measured;
+  const std::string repeat =
+      o.repeat.empty() ? (repo / "tests/fixtures/perf-2025-10/repeat_2025-10-25_vs_2025-10-28.csv").string() : o.repeat;
+  const std::string out_dir = o.out_dir.empty() ? (fs::path(data.dir) / "calibrated").string() : o.out_dir;
+  auto points = engine::LoadMeasuredPoints(measured);
+  std::cerr << "calibrate: " << points.size() << " measured points; simulating each once…\n";
+  const engine::Calibrator calibrator(data, std::move(points), o.threads);
+  std::cerr << "calibrate: traces ready in " << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
+  engine::FitSettings settings;
+  settings.max_evaluations = o.max_evaluations;
+  settings.prior_weight = o.prior_weight;
+  settings.threads = o.threads;
+
+  std::ostringstream report;
+  report << "# Calibration report\n\nMeasured points: `" << measured << "` (" << calibrator.points().size()
+         << "). Errors are |predicted − measured| / measured on points NOT used in the fit.\n\n";
+  report << "| protocol | points | tok/s/GPU median | tok/s/GPU p90 | interactivity median | interactivity p90 |\n"
+            "|---|---|---|---|---|---|\n";
+  std::vector<engine::Fold> a, b;
+  if (!o.skip_protocols) {
+    a = engine::ModelLeftOut(calibrator, settings);
+    std::cerr << "calibrate: protocol (a) done\n";
+    b = engine::GpuLeftOut(calibrator, settings);
+    std::cerr << "calibrate: protocol (b) done\n";
+    report << Row("(a) model left out", engine::SummarizeErrors(Flatten(a)));
+    report << Row("(b) GPU left out", engine::SummarizeErrors(Flatten(b)));
+  }
+  if (fs::exists(repeat))
+    report << Row("noise floor (repeat runs)", engine::NoiseFloor(engine::LoadRepeatedPoints(repeat)));
+  auto fold_table = [&](const char* title, const std::vector<engine::Fold>& folds) {
+    report << "\n## " << title
+           << "\n\n| fold | points | tok/s/GPU median | tok/s/GPU p90 | interactivity median | "
+              "interactivity p90 |\n|---|---|---|---|---|---|\n";
+    for (const auto& f : folds) report << Row(f.description, engine::SummarizeErrors(f.errors));
+  };
+  if (!o.skip_protocols) {
+    fold_table("(a) model left out, per fold", a);
+    fold_table("(b) GPU left out, per fold", b);
+  }
+  const auto profiles = engine::FitProfiles(calibrator, settings);
+  report << "\n## Profiles written (in-sample error)\n\n| profile | points | tok/s/GPU median | tok/s/GPU p90 | "
+            "interactivity median | interactivity p90 |\n|---|---|---|---|---|---|\n";
+  for (const auto& [profile, summary] : profiles) {
+    report << Row(profile.framework + "-" + profile.scope, summary);
+    if (o.no_write) continue;
+    const std::vector<std::string> comment{
+        "Written by `infermark engine calibrate`; do not edit by hand (rerun it).",
+        "Fitted on " + std::to_string(summary.points) + " points of " + fs::path(measured).filename().string() + " (" +
+            profile.framework + " on " + profile.scope + "); in-sample error: tok/s/GPU median " +
+            Pct(summary.tput_median) + ", interactivity median " + Pct(summary.intvty_median) + ".",
+        "Field meanings: docs/engine-model.md, \"Efficiency factors\"."};
+    fs::create_directories(out_dir);
+    WriteFileAtomic((fs::path(out_dir) / (profile.framework + "-" + profile.scope + ".yaml")).string(),
+                    engine::FormatCalibratedProfile(profile, comment));
+  }
+  report << "\nWall time: " << std::chrono::duration<double>(Clock::now() - t0).count() << " s.\n";
+  if (!o.report.empty()) WriteFileAtomic(o.report, report.str());
+  std::cout << report.str();
+  return kExitOk;
+}
+
+void AddEngineCommand(CLI::App& app, CommandResult& result) {
+  auto* cmd = app.add_subcommand("engine", "The built-in engine: calibration (the server comes with src/http)");
+  cmd->require_subcommand(1);
+  auto o = std::make_shared<CalibrateOptions>();
+  auto* cal = cmd->add_subcommand(
+      "calibrate",
+      "Fit the step-time model's efficiency factors to measured points, report held-out errors (model left out, "
+      "GPU left out) against the noise floor, and write data/engine/calibrated/*.yaml");
+  cal->add_option("--measured", o->measured, "Measured points CSV (default: tests/fixtures/perf-2025-10/)");
+  cal->add_option("--repeat", o->repeat, "Repeat-run CSV for the noise floor");
+  cal->add_option("--out", o->out_dir, "Folder for the profiles (default: data/engine/calibrated)");
+  cal->add_option("--report", o->report, "Also write the report (markdown) to this file");
+  cal->add_option("--threads", o->threads, "Threads simulating points")->capture_default_str();
+  cal->add_option("--max-evaluations", o->max_evaluations, "Loss evaluations per fit")->capture_default_str();
+  cal->add_option("--prior-weight", o->prior_weight, "Pull towards the priors")->capture_default_str();
+  cal->add_flag("--no-write", o->no_write, "Report only; leave the profiles alone");
+  cal->add_flag("--skip-protocols", o->skip_protocols, "Only fit and write the profiles");
+  cal->callback([o, &result] { result.exit_code = RunCalibrate(*o); });
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterCommand("engine", &AddEngineCommand);
+
+}  // namespace
+}  // namespace infermark::cli

@@ -1,0 +1,173 @@
+// `infermark predict`: what a deployment would measure under InferenceX's client, in virtual
+// time — the built-in engine's scheduler and step-time model with a simulated closed-loop client
+// (10 × conc prompts, lengths uniform in [0.8·L, L], ignore_eos). Prints InferenceX's processed
+// figures per concurrency (seconds, tok/s/GPU, tok/s/user).
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/exit_codes.hpp"
+#include "core/json_text.hpp"
+#include "engine/predict.hpp"
+
+namespace infermark::cli {
+namespace {
+
+struct PredictOptions {
+  engine::DeploymentOptions deployment;
+  engine::PredictSweep sweep;
+  std::string conc = "1,2,4,8,16,32,64";
+  std::string acceptance;
+  std::string format;
+  bool no_prefix_caching = false;
+  bool enable_prefix_caching = false;
+  bool verbose = false;
+};
+
+std::vector<int> ParseIntList(const std::string& text, const std::string& flag) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      std::size_t used = 0;
+      const int v = std::stoi(item, &used);
+      if (used != item.size() || v < 1) throw std::invalid_argument(item);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw InputError(
+          Diagnostic{SourceMark{}, "", flag, "expected positive integers separated by commas, got '" + item + "'"});
+    }
+  }
+  if (out.empty()) throw InputError(Diagnostic{SourceMark{}, "", flag, "needs at least one value"});
+  return out;
+}
+
+std::vector<double> ParseRates(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      out.push_back(std::stod(item));
+    } catch (const std::exception&) {
+      throw InputError(Diagnostic{SourceMark{}, "", "--acceptance", "expected numbers in [0, 1], got '" + item + "'"});
+    }
+  }
+  return out;
+}
+
+Json PointJson(const engine::Deployment& d, const engine::PredictSweep& s, const engine::PredictedPoint& p) {
+  const engine::PointMetrics& m = p.metrics;
+  Json j = Json::object();
+  j["conc"] = p.conc;
+  j["tput_per_gpu"] = m.tput_per_gpu;
+  j["output_tput_per_gpu"] = m.output_tput_per_gpu;
+  j["median_intvty"] = m.median_intvty;
+  j["median_e2el"] = m.median_e2el;
+  j["median_ttft"] = m.median_ttft;
+  j["median_tpot"] = m.median_tpot;
+  j["input_tput_per_gpu"] = m.input_tput_per_gpu;
+  j["p90_ttft"] = m.p90_ttft;
+  j["p99_ttft"] = m.p99_ttft;
+  j["p90_tpot"] = m.p90_tpot;
+  j["num_prompts"] = m.completed;
+  j["duration"] = m.duration_s;
+  j["isl"] = s.isl;
+  j["osl"] = s.osl;
+  j["tp"] = d.tp;
+  j["ep"] = d.ep;
+  j["dp_attention"] = d.dp_attention;
+  return j;
+}
+
+int RunPredict(const PredictOptions& o) {
+  PredictOptions opts = o;
+  opts.sweep.concurrencies = ParseIntList(o.conc, "--conc");
+  if (!o.acceptance.empty()) opts.deployment.acceptance = ParseRates(o.acceptance);
+  if (o.no_prefix_caching) opts.deployment.prefix_caching = false;
+  if (o.enable_prefix_caching) opts.deployment.prefix_caching = true;
+  if (opts.sweep.isl < 1 || opts.sweep.osl < 1)
+    throw InputError(Diagnostic{SourceMark{}, "", "--isl", "--isl and --osl must be positive"});
+  if (!(opts.sweep.range_ratio > 0 && opts.sweep.range_ratio <= 1))
+    throw InputError(Diagnostic{SourceMark{}, "", "--random-range-ratio", "must be in (0, 1]"});
+  const engine::Deployment d = engine::ResolveDeployment(engine::DefaultEngineData(), opts.deployment);
+  const auto points = engine::Predict(d, opts.sweep);
+  std::string format = o.format;
+  if (format.empty()) format = isatty(STDOUT_FILENO) ? "table" : "json";
+  if (o.verbose) {
+    std::cerr << "predict: " << d.model.name << " " << d.precision.precision << " (" << d.precision.format << ", KV "
+              << d.precision.kv_dtype << ") on " << d.tp << "x " << d.hardware.name << " with " << d.framework.name
+              << "; weights " << d.memory.weight_bytes_per_gpu / 1e9 << " GB/GPU, KV capacity "
+              << d.memory.kv_capacity_tokens << " tokens (" << d.scheduler.num_blocks << " blocks of "
+              << d.scheduler.block_size << "); factors: " << d.efficiency_source << '\n';
+  }
+  if (format == "json") {
+    Json out = Json::array();
+    for (const auto& p : points) out.push_back(PointJson(d, opts.sweep, p));
+    std::cout << DumpJson(out) << '\n';
+    return kExitOk;
+  }
+  std::printf("%s %s on %dx %s, %s, ISL %d / OSL %d (factors: %s)\n", d.model.name.c_str(),
+              d.precision.precision.c_str(), d.tp, d.hardware.name.c_str(), d.framework.name.c_str(), opts.sweep.isl,
+              opts.sweep.osl, d.efficiency_source.c_str());
+  std::printf("%6s %12s %12s %12s %10s %10s %10s %9s\n", "conc", "tok/s/GPU", "out/s/GPU", "tok/s/user", "TTFT s",
+              "TPOT ms", "E2EL s", "preempt");
+  for (const auto& p : points) {
+    const auto& m = p.metrics;
+    std::printf("%6d %12.1f %12.1f %12.2f %10.3f %10.2f %10.2f %9lld\n", p.conc, m.tput_per_gpu, m.output_tput_per_gpu,
+                m.median_intvty, m.median_ttft, m.median_tpot * 1e3, m.median_e2el,
+                static_cast<long long>(p.stats.preemptions));
+  }
+  return kExitOk;
+}
+
+void AddPredictCommand(CLI::App& app, CommandResult& result) {
+  auto o = std::make_shared<PredictOptions>();
+  auto* cmd = app.add_subcommand(
+      "predict",
+      "Predict InferenceX's figures for a deployment in virtual time: the built-in engine's scheduler and "
+      "step-time model under a simulated closed-loop client (10 x conc prompts, lengths in [0.8 L, L])");
+  engine::DeploymentOptions& d = o->deployment;
+  cmd->add_option("--model", d.model, "Built-in model (name or HF id) or path to an HF config.json")->required();
+  cmd->add_option("--hardware", d.hardware, "GPU: h100, h200, b200, b300, gb200, gb300, mi300x, mi325x, mi355x")
+      ->required();
+  cmd->add_option("--framework", d.framework, "vllm, sglang or trt")->capture_default_str();
+  cmd->add_option("--precision", d.precision, "bf16, fp8, fp4 or int4")->capture_default_str();
+  cmd->add_option("--kv-cache-dtype", d.kv_cache_dtype, "auto, bf16 or fp8")->capture_default_str();
+  cmd->add_option("--tp", d.tp, "Tensor-parallel GPUs")->capture_default_str();
+  cmd->add_option("--ep", d.ep, "Expert-parallel degree (1 or the TP size)")->capture_default_str();
+  cmd->add_flag("--dp-attn", d.dp_attention, "Attention data-parallel over the TP GPUs");
+  cmd->add_option("--isl", o->sweep.isl, "Input length")->capture_default_str();
+  cmd->add_option("--osl", o->sweep.osl, "Output length")->capture_default_str();
+  cmd->add_option("--conc", o->conc, "Concurrencies, comma-separated")->capture_default_str();
+  cmd->add_option("--random-range-ratio", o->sweep.range_ratio, "Lengths are uniform in [ratio L, L]")
+      ->capture_default_str();
+  cmd->add_option("--num-prompts", o->sweep.num_prompts, "Requests per point (default 10 x conc)");
+  cmd->add_option("--block-size", d.block_size, "KV block size (default: the framework's)");
+  cmd->add_option("--max-num-seqs", d.max_num_seqs, "Most running sequences (default: the framework's)");
+  cmd->add_option("--max-num-batched-tokens", d.max_num_batched_tokens, "Token budget per forward pass");
+  cmd->add_option("--gpu-memory-utilization", d.gpu_memory_utilization, "Fraction of GPU memory the engine uses");
+  cmd->add_option("--stream-interval", d.stream_interval, "Tokens per streamed chunk");
+  cmd->add_option("--max-model-len", d.max_model_len, "Longest prompt + output accepted");
+  cmd->add_flag("--no-enable-prefix-caching", o->no_prefix_caching, "Disable prefix caching");
+  cmd->add_flag("--enable-prefix-caching", o->enable_prefix_caching, "Enable prefix caching");
+  cmd->add_option("--spec-decoding", d.spec_decoding, "none or mtp")->capture_default_str();
+  cmd->add_option("--num-speculative-tokens", d.num_speculative_tokens, "Draft tokens per step (mtp)");
+  cmd->add_option("--acceptance", o->acceptance, "Acceptance rate, or one per draft position, comma-separated");
+  cmd->add_flag(
+      "--no-calibration", [&d = o->deployment](std::int64_t) { d.use_calibration = false; },
+      "Use the framework's prior factors, not data/engine/calibrated/");
+  cmd->add_option("--format", o->format, "json (default when piped) or table")->check(CLI::IsMember({"json", "table"}));
+  cmd->add_flag("-v,--verbose", o->verbose, "Describe the resolved deployment on stderr");
+  cmd->callback([o, &result] { result.exit_code = RunPredict(*o); });
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterCommand("predict", &AddPredictCommand);
+
+}  // namespace
+}  // namespace infermark::cli
