@@ -1,0 +1,74 @@
+#include "engine/efficiency.hpp"
+
+#include <cstdio>
+
+#include "core/diagnostic.hpp"
+#include "engine/spec_reading.hpp"
+
+namespace infermark::engine {
+
+using catalog::Need;
+
+namespace {
+double NonNegative(catalog::FieldReader& r, std::string_view key, double fallback) {
+  const std::optional<double> v = r.Float(key, Need::kOptional);
+  if (!v) return fallback;
+  if (!(*v >= 0)) {
+    r.context().Report(r.node().Find(key), r.PathOf(key), "must be a number >= 0");
+    return fallback;
+  }
+  return *v;
+}
+}  // namespace
+
+EfficiencyFactors ReadEfficiency(catalog::FieldReader& r, const EfficiencyFactors& d) {
+  EfficiencyFactors e;
+  e.hbm_bw_fraction = Fraction(r, "hbm_bw_fraction", Need::kDefaulted, d.hbm_bw_fraction);
+  e.flops_fraction = Fraction(r, "flops_fraction", Need::kDefaulted, d.flops_fraction);
+  e.attention_flops_fraction = Fraction(r, "attention_flops_fraction", Need::kDefaulted, d.attention_flops_fraction);
+  e.link_bw_fraction = Fraction(r, "link_bw_fraction", Need::kDefaulted, d.link_bw_fraction);
+  e.step_overhead_us = NonNegative(r, "step_overhead_us", d.step_overhead_us);
+  e.layer_overhead_us = NonNegative(r, "layer_overhead_us", d.layer_overhead_us);
+  e.seq_overhead_us = NonNegative(r, "seq_overhead_us", d.seq_overhead_us);
+  e.allreduce_latency_us = NonNegative(r, "allreduce_latency_us", d.allreduce_latency_us);
+  e.alltoall_latency_us = NonNegative(r, "alltoall_latency_us", d.alltoall_latency_us);
+  return e;
+}
+
+CalibratedProfile LoadCalibratedProfile(const std::string& path) {
+  const YamlDocument doc = LoadYamlFile(path);
+  std::vector<Diagnostic> problems;
+  catalog::ReadContext ctx{&doc.file, "", &problems};
+  catalog::FieldReader r(ctx, doc.root, "");
+  CalibratedProfile p;
+  p.path = path;
+  p.framework = r.String("framework", Need::kRequired, 1).value_or("");
+  p.scope = r.String("scope", Need::kRequired, 1).value_or("");
+  if (const YamlNode* n = r.Mapping("efficiency", Need::kRequired)) {
+    catalog::FieldReader f(ctx, *n, "efficiency");
+    p.efficiency = ReadEfficiency(f, EfficiencyFactors{});
+    f.RejectUnknown();
+  }
+  r.RejectUnknown();
+  if (!problems.empty()) throw InputError(problems);
+  return p;
+}
+
+std::string FormatCalibratedProfile(const CalibratedProfile& p, const std::vector<std::string>& comment) {
+  std::string out;
+  for (const auto& line : comment) out += "# " + line + "\n";
+  char buf[2048];
+  const EfficiencyFactors& e = p.efficiency;
+  std::snprintf(buf, sizeof buf,
+                "framework: %s\nscope: %s\nefficiency:\n"
+                "  hbm_bw_fraction: %.4f\n  flops_fraction: %.4f\n  attention_flops_fraction: %.4f\n"
+                "  link_bw_fraction: %.4f\n  step_overhead_us: %.2f\n  layer_overhead_us: %.3f\n"
+                "  seq_overhead_us: %.3f\n  allreduce_latency_us: %.3f\n  alltoall_latency_us: %.3f\n",
+                p.framework.c_str(), p.scope.c_str(), e.hbm_bw_fraction, e.flops_fraction, e.attention_flops_fraction,
+                e.link_bw_fraction, e.step_overhead_us, e.layer_overhead_us, e.seq_overhead_us, e.allreduce_latency_us,
+                e.alltoall_latency_us);
+  out += buf;
+  return out;
+}
+
+}  // namespace infermark::engine
