@@ -15,6 +15,6 @@ ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
 # Fuzz targets need clang's libFuzzer: a separate build tree.
 FUZZ_BUILD="${BUILD}-fuzz"
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$FUZZ_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DINFERMARK_FUZZ=ON -DINFERMARK_TESTS=OFF -DINFERMARK_BENCH=OFF >/dev/null
+  -DINFERMARK_FUZZ=ON -DINFERMARK_TESTS=OFF -DINFERMARK_BENCH=OFF -DINFERMARK_STATIC_DEPS=OFF >/dev/null
 cmake --build "$FUZZ_BUILD" -j "$JOBS" --target fuzz_targets
 bash fuzz/run.sh "$FUZZ_BUILD" "${FUZZ_SECONDS:-60}"

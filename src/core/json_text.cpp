@@ -52,8 +52,8 @@ std::size_t PlainRun(std::string_view s, std::size_t i) {
   while (i + 8 <= s.size()) {
     std::uint64_t word;
     std::memcpy(&word, s.data() + i, 8);
-    if ((word & kHighs) != 0 || has_less(word, 0x20) != 0 || has_byte(word, 0x7F) != 0 ||
-        has_byte(word, '"') != 0 || has_byte(word, '\\') != 0) {
+    if ((word & kHighs) != 0 || has_less(word, 0x20) != 0 || has_byte(word, 0x7F) != 0 || has_byte(word, '"') != 0 ||
+        has_byte(word, '\\') != 0) {
       break;
     }
     i += 8;

@@ -379,13 +379,26 @@ class TreeBuilder {
           const auto* anchor = mapping ? e.data.mapping_start.anchor : e.data.sequence_start.anchor;
           if (anchor != nullptr) frame.anchor = reinterpret_cast<const char*>(anchor);
           stack_.push_back(std::move(frame));
+          if (scratch_items_.size() < stack_.size()) {
+            scratch_items_.resize(stack_.size());
+            scratch_entries_.resize(stack_.size());
+          }
           CountNew(1, line, column);
           break;
         }
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT: {
+          // Children were gathered in this depth's scratch vector; moving them into an exactly
+          // sized vector costs one allocation per collection instead of one per doubling.
+          const std::size_t depth = stack_.size() - 1;
           Frame frame = std::move(stack_.back());
           stack_.pop_back();
+          auto& items = scratch_items_[depth];
+          auto& entries = scratch_entries_[depth];
+          frame.node.items.assign(std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
+          frame.node.entries.assign(std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
+          items.clear();
+          entries.clear();
           if (frame.node.kind == YamlKind::kMapping) ApplyMerges(frame);
           if (!frame.anchor.empty()) anchors_[frame.anchor] = frame.node;
           Push(std::move(frame.node));
@@ -455,7 +468,7 @@ class TreeBuilder {
     }
     Frame& parent = stack_.back();
     if (parent.node.kind == YamlKind::kSequence) {
-      parent.node.items.push_back(std::move(node));
+      scratch_items_[stack_.size() - 1].push_back(std::move(node));
       return;
     }
     if (!parent.have_key) {
@@ -469,13 +482,14 @@ class TreeBuilder {
       AddMerge(parent, node);
       return;
     }
-    for (const auto& [k, v] : parent.node.entries) {
+    auto& siblings = scratch_entries_[stack_.size() - 1];
+    for (const auto& [k, v] : siblings) {
       if (k.kind == parent.key.kind && k.text == parent.key.text) {
         Fail(parent.key.line, parent.key.column,
              "duplicate key '" + k.text + "' (first defined at line " + std::to_string(k.line) + ")");
       }
     }
-    parent.node.entries.push_back(YamlEntry{std::move(parent.key), std::move(node)});
+    siblings.push_back(YamlEntry{std::move(parent.key), std::move(node)});
   }
 
   void AddMerge(Frame& frame, const YamlNode& value) {
@@ -512,6 +526,8 @@ class TreeBuilder {
   std::string name_;
   YamlLimits limits_;
   std::vector<Frame> stack_;
+  std::vector<std::vector<YamlNode>> scratch_items_;     // children being gathered, per depth
+  std::vector<std::vector<YamlEntry>> scratch_entries_;  // key/value pairs being gathered, per depth
   std::map<std::string, YamlNode> anchors_;
   YamlNode finished_;
   std::size_t nodes_ = 0;
@@ -621,7 +637,10 @@ YamlDocument ParseYaml(std::string_view text, const std::string& name, const Yam
   }
   // Large catalogs parse in parallel, one slice of top-level keys per core.
   constexpr std::size_t kParallelBytes = 128 * 1024;
-  const std::size_t cores = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+  std::size_t cores = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+  if (const char* env = std::getenv("INFERMARK_THREADS"); env != nullptr && std::atoi(env) > 0) {
+    cores = std::min(cores, static_cast<std::size_t>(std::atoi(env)));
+  }
   if (text.size() >= kParallelBytes && cores > 1) {
     const auto chunks = SplitTopLevel(text, cores);
     if (chunks.size() > 1) {

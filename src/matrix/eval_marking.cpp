@@ -44,13 +44,26 @@ std::vector<std::int64_t> EligibleConcs(const Json& row) {
 
 // Every field except concurrency and eval bookkeeping: rows with equal keys share a topology.
 std::string ParallelismKey(const Json& row) {
-  static const std::set<std::string> kIgnored = {"conc",      "run-eval",       "eval-only",
-                                                 "eval-conc", "eval-all-concs", "exp-name"};
-  Json filtered = Json::object();
-  for (const auto& [key, value] : row.items()) {
-    if (kIgnored.count(key) == 0) filtered[key] = value;
+  static constexpr std::string_view kIgnored[] = {"conc",      "run-eval",       "eval-only",
+                                                  "eval-conc", "eval-all-concs", "exp-name"};
+  // Canonical text of the row minus the ignored fields, written straight from the row (no copy).
+  std::vector<const std::pair<const std::string, Json>*> members;
+  members.reserve(row.size());
+  for (const auto& member : row.get_ref<const Json::object_t&>()) {
+    if (std::find(std::begin(kIgnored), std::end(kIgnored), member.first) == std::end(kIgnored)) {
+      members.push_back(&member);
+    }
   }
-  return DumpJson(filtered, kCanonicalJson);
+  std::sort(members.begin(), members.end(), [](auto* a, auto* b) { return a->first < b->first; });
+  std::string key;
+  key.reserve(512);
+  for (const auto* member : members) {
+    key += member->first;
+    key += '\x1f';
+    AppendJson(key, member->second, kCanonicalJson);
+    key += '\x1e';
+  }
+  return key;
 }
 
 std::string SingleNodeGroupKey(const Json& row) {
