@@ -56,6 +56,7 @@ int Run(ChangelogCommand& cmd) {
 
   if (cmd.config_files.empty()) cmd.config_files = ProjectMasterConfigs();
   if (cmd.runner_config.empty()) cmd.runner_config = RecipesDir() + "/configs/runners.yaml";
+  TuneHeapForInputs(cmd.config_files);
   const catalog::MasterCatalog catalog = catalog::LoadMasterConfigs(cmd.config_files);
   const catalog::RunnerConfig runners = catalog::LoadRunnerConfig(cmd.runner_config);
 

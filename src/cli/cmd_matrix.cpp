@@ -89,6 +89,7 @@ template <typename Generate>
 int Run(OutputOptions out, Generate generate) {
   if (out.config_files.empty()) out.config_files = ProjectMasterConfigs();
   if (out.runner_config.empty()) out.runner_config = DefaultRunnerConfig(out.config_files);
+  TuneHeapForInputs(out.config_files);
   const auto& catalog = KeepUntilExit(catalog::LoadMasterConfigs(out.config_files));
   const auto& runners = KeepUntilExit(catalog::LoadRunnerConfig(out.runner_config));
   Print(KeepUntilExit(generate(catalog, runners)), out);

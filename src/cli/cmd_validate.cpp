@@ -21,6 +21,7 @@ struct ValidateOptions {
 int RunValidate(const ValidateOptions& options) {
   std::vector<std::string> files = options.files;
   if (files.empty()) files = ProjectCatalogFiles();
+  TuneHeapForInputs(files);
   std::vector<Diagnostic> problems;
   catalog::MasterCatalog merged;
   std::size_t entries = 0, runner_files = 0, changelog_entries = 0, master_files = 0;

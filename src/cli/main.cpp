@@ -10,12 +10,10 @@
 #include "cli/commands.hpp"
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
-#include "core/fast_heap.hpp"
 #include "core/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace infermark;
-  TuneHeapForShortRuns();
   CLI::App app{"infermark: continuous, reproducible benchmarking of LLM inference serving", "infermark"};
   app.set_version_flag("--version", std::string("infermark ") + kVersion);
   app.require_subcommand(1);

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/diagnostic.hpp"
+#include "core/fast_heap.hpp"
 
 namespace infermark::cli {
 namespace fs = std::filesystem;
@@ -38,6 +39,17 @@ std::string RecipesDir() {
   }
   throw InputError(Diagnostic{SourceMark{}, "", "",
                               "cannot find the project's recipes/ folder: give files, or set INFERMARK_RECIPES"});
+}
+
+void TuneHeapForInputs(const std::vector<std::string>& files) {
+  constexpr std::uintmax_t kLargeInput = 128 * 1024;
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (const auto& file : files) {
+    const auto size = fs::file_size(file, ec);
+    if (!ec) total += size;
+  }
+  if (total >= kLargeInput) TuneHeapForShortRuns();
 }
 
 std::vector<std::string> ProjectMasterConfigs() {

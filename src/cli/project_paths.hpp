@@ -14,6 +14,10 @@ std::string RecipesDir();
 /// recipes/perf-changelog.yaml.
 std::vector<std::string> ProjectCatalogFiles();
 
+/// Tunes the heap for a short run (core/fast_heap.hpp) when `files` add up to enough input to
+/// make page faults the main cost; small inputs skip it, since the huge pages it touches cost more.
+void TuneHeapForInputs(const std::vector<std::string>& files);
+
 /// The project's master-config files (recipes/configs/*-master.yaml), sorted.
 std::vector<std::string> ProjectMasterConfigs();
 
