@@ -1,0 +1,143 @@
+#include "http/client.hpp"
+
+#include <future>
+
+#include "http/detail/asio.hpp"
+#include "http/detail/client_connection.hpp"
+#include "http/detail/client_shared.hpp"
+#include "http/detail/event_loops_access.hpp"
+#include "http/fd_limit.hpp"
+#include "http/monotonic_clock.hpp"
+
+namespace infermark::http {
+
+struct Client::Impl {
+  explicit Impl(ClientOptions options) : loops(std::max<std::size_t>(options.threads, 1), options.cpus, "http-client") {
+    shared.options = std::move(options);
+    const ClientOptions& o = shared.options;
+    const bool default_port = o.port == (o.tls ? 443 : 80);
+    const bool ipv6 = o.host.find(':') != std::string::npos;
+    shared.host_header = (ipv6 ? "[" + o.host + "]" : o.host) + (default_port ? "" : ":" + std::to_string(o.port));
+    shared.server_name = o.tls_options.server_name.empty() ? o.host : o.tls_options.server_name;
+    detail::asio::io_context& context = detail::EventLoopsAccess::Context(loops, 0);
+    detail::ErrorCode ec;
+    detail::Tcp::resolver resolver(context);
+    const auto results = resolver.resolve(o.host, std::to_string(o.port), detail::Tcp::resolver::numeric_service, ec);
+    if (ec || results.empty()) {
+      shared.resolve_error = "cannot resolve " + o.host + ": " + (ec ? ec.message() : "no address");
+    } else {
+      for (const auto& r : results) shared.endpoints.push_back(r.endpoint());
+    }
+    if (o.tls) shared.tls = detail::MakeTlsClientContext(o.tls_options);
+    for (std::size_t i = 0; i < loops.size(); ++i) {
+      shared.loops.push_back(std::make_unique<detail::ClientLoop>(detail::EventLoopsAccess::Context(loops, i), i));
+    }
+  }
+
+  // Loop thread.
+  void Start(std::size_t index, ClientRequest request, StreamCallbacks callbacks) {
+    detail::ClientLoop& loop = *shared.loops[index];
+    if (loop.stopping) {
+      ClientResult result;
+      result.error = ErrorKind::kCancelled;
+      result.message = "the client is stopping";
+      result.done_ns = MonotonicNs();
+      detail::DeliverCompletion(loop, std::move(callbacks), std::move(result));
+      return;
+    }
+    std::shared_ptr<detail::ClientConnection> connection;
+    if (!loop.idle.empty()) {
+      connection = loop.idle.back();  // the most recently used one: its buffers are warm
+    } else {
+      connection =
+          shared.tls ? detail::MakeTlsClientConnection(shared, loop) : detail::MakePlainClientConnection(shared, loop);
+    }
+    connection->Begin(std::move(request), std::move(callbacks));
+  }
+
+  // Declared first: destroyed last, after everything that refers to its io_contexts.
+  EventLoops loops;
+  detail::ClientShared shared;
+};
+
+Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  RaiseFileLimit();
+}
+
+Client::~Client() {
+  Impl& impl = *impl_;
+  std::vector<std::future<void>> done;
+  for (std::size_t i = 0; i < impl.loops.size(); ++i) {
+    auto finished = std::make_shared<std::promise<void>>();
+    done.push_back(finished->get_future());
+    impl.loops.Post(i, [&impl, i, finished] {
+      detail::ClientLoop& loop = *impl.shared.loops[i];
+      loop.stopping = true;
+      const auto live = loop.live;
+      for (const auto& connection : live) connection->Cancel("the client stopped");
+      finished->set_value();
+    });
+  }
+  for (auto& d : done) d.wait();
+  impl.loops.Stop();
+  for (auto& loop : impl.shared.loops) {
+    loop->idle.clear();
+    loop->live.clear();
+  }
+}
+
+void Client::Send(ClientRequest request, StreamCallbacks callbacks, std::optional<std::size_t> loop) {
+  Impl& impl = *impl_;
+  const auto current = impl.loops.CurrentLoop();
+  const std::size_t index = loop ? *loop % impl.loops.size() : current ? *current : impl.loops.NextLoop();
+  if (current == index) {
+    impl.Start(index, std::move(request), std::move(callbacks));
+    return;
+  }
+  detail::asio::post(detail::EventLoopsAccess::Context(impl.loops, index),
+                     [&impl, index, request = std::move(request), callbacks = std::move(callbacks)]() mutable {
+                       impl.Start(index, std::move(request), std::move(callbacks));
+                     });
+}
+
+FetchResult Client::Fetch(ClientRequest request) {
+  if (impl_->loops.CurrentLoop()) {
+    FetchResult refused;
+    refused.result.error = ErrorKind::kCancelled;
+    refused.result.message = "Fetch called on an event-loop thread (it would wait on itself)";
+    return refused;
+  }
+  struct State {
+    std::promise<void> done;
+    FetchResult fetched;
+  };
+  auto state = std::make_shared<State>();
+  StreamCallbacks callbacks;
+  callbacks.on_head = [state](const ResponseHead& head) { state->fetched.head = head; };
+  callbacks.on_body = [state](std::string_view data, std::int64_t) { state->fetched.body.append(data); };
+  callbacks.on_complete = [state](const ClientResult& result) {
+    state->fetched.result = result;
+    state->done.set_value();
+  };
+  Send(std::move(request), std::move(callbacks));
+  state->done.get_future().wait();
+  return std::move(state->fetched);
+}
+
+EventLoops& Client::loops() {
+  return impl_->loops;
+}
+
+ClientStats Client::Stats() const {
+  ClientStats stats;
+  for (const auto& loop : impl_->shared.loops) {
+    const auto& c = loop->counters;
+    stats.connections_opened += c.connections_opened.load(std::memory_order_relaxed);
+    stats.requests += c.requests.load(std::memory_order_relaxed);
+    stats.reads += c.reads.load(std::memory_order_relaxed);
+    stats.bytes_read += c.bytes_read.load(std::memory_order_relaxed);
+  }
+  return stats;
+}
+
+}  // namespace infermark::http

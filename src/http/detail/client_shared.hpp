@@ -1,0 +1,61 @@
+// Private: state shared by the client and its connections: settings, resolved endpoints, per-loop
+// pools.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "http/client.hpp"
+#include "http/detail/asio.hpp"
+#include "http/detail/counter.hpp"
+
+namespace infermark::http::detail {
+
+class ClientConnection;
+struct TlsClientContext;
+
+/// Counters of one loop; written by its thread only.
+struct ClientCounters {
+  std::atomic<std::uint64_t> connections_opened{0};
+  std::atomic<std::uint64_t> requests{0};
+  std::atomic<std::uint64_t> reads{0};
+  std::atomic<std::uint64_t> bytes_read{0};
+};
+
+/// Per-loop client state; touched only by the loop's thread.
+struct ClientLoop {
+  ClientLoop(asio::io_context& loop_context, std::size_t loop_index) : context(loop_context), index(loop_index) {}
+  asio::io_context& context;                            ///< The loop's io_context.
+  std::size_t index;                                    ///< The loop's index.
+  std::vector<std::shared_ptr<ClientConnection>> idle;  ///< Kept-alive connections, most recent last.
+  std::vector<std::shared_ptr<ClientConnection>> live;  ///< Every open connection.
+  /// Completions waiting to be delivered by the trampoline in DeliverCompletion.
+  std::deque<std::pair<StreamCallbacks, ClientResult>> completions;
+  bool delivering = false;  ///< The trampoline runs.
+  bool stopping = false;    ///< The client is being destroyed: new requests are cancelled.
+  ClientCounters counters;  ///< This loop's counters.
+};
+
+/// Settings and loops of one client.
+struct ClientShared {
+  ClientOptions options;                           ///< Settings as given.
+  std::vector<Tcp::endpoint> endpoints;            ///< The server's addresses.
+  std::string resolve_error;                       ///< Why resolution failed (endpoints empty).
+  std::string host_header;                         ///< Value of the Host field.
+  std::string server_name;                         ///< Name for SNI and verification.
+  std::shared_ptr<TlsClientContext> tls;           ///< OpenSSL context when options.tls.
+  std::vector<std::unique_ptr<ClientLoop>> loops;  ///< One per event loop.
+};
+
+/// Calls `callbacks.on_complete(result)` on the loop without recursion: a completion that starts
+/// a request which completes at once (client stopping, no address) is queued and delivered by
+/// the outermost call, so a resend-on-completion loop cannot grow the stack.
+void DeliverCompletion(ClientLoop& loop, StreamCallbacks callbacks, ClientResult result);
+
+}  // namespace infermark::http::detail

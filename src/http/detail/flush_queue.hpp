@@ -1,0 +1,36 @@
+// Private: connections of one loop that have output to write. Any thread adds to it; the loop
+// drains it in one task, so a producer that feeds many streams wakes each loop once, not once per
+// connection.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "http/detail/asio.hpp"
+
+namespace infermark::http::detail {
+
+class ServerConnection;
+
+/// Pending flushes of one event loop.
+class FlushQueue {
+ public:
+  /// A queue drained on `context`.
+  explicit FlushQueue(asio::io_context& context) : context_(context) {}
+  /// Queues a flush of `connection` (any thread).
+  void Add(std::shared_ptr<ServerConnection> connection);
+  /// Drops queued connections (after the loop stopped).
+  void Clear();
+
+ private:
+  void Drain();
+
+  asio::io_context& context_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<ServerConnection>> pending_;
+  std::vector<std::shared_ptr<ServerConnection>> draining_;  // loop thread only; keeps its capacity
+  bool posted_ = false;
+};
+
+}  // namespace infermark::http::detail
