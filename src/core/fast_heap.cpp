@@ -15,7 +15,6 @@ void TuneHeapForShortRuns(std::size_t reserve_bytes) {
   mallopt(M_MMAP_THRESHOLD, reserve);      // large blocks come from the heap too
   mallopt(M_TOP_PAD, reserve);             // grow the heap in one step
   mallopt(M_TRIM_THRESHOLD, reserve * 2);  // and never hand it back mid-run
-  mallopt(M_ARENA_MAX, 1);                 // worker threads share that heap
   // A block larger than the free top of the heap forces one large extension; freed, it stays as
   // the heap's top, ready for the run.
   void* probe = std::malloc(reserve_bytes / 2);

@@ -9,8 +9,6 @@
 #include <optional>
 #include <regex>
 #include <string>
-#include <thread>
-#include <unordered_set>
 
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
@@ -302,11 +300,7 @@ std::size_t CountNodes(const YamlNode& node) {
 
 class TreeBuilder {
  public:
-  TreeBuilder(std::string name, const YamlLimits& limits, int line_offset = 0)
-      : name_(std::move(name)), limits_(limits), line_offset_(line_offset) {}
-
-  /// Nodes created so far (after alias expansion).
-  [[nodiscard]] std::size_t nodes() const { return nodes_; }
+  TreeBuilder(std::string name, const YamlLimits& limits) : name_(std::move(name)), limits_(limits) {}
 
   [[noreturn]] void Fail(int line, int column, std::string rule) const {
     throw InputError(Diagnostic{{name_, line, column}, "", "", std::move(rule)});
@@ -324,12 +318,12 @@ class TreeBuilder {
         const auto& p = handle.parser;
         std::string rule = p.problem != nullptr ? p.problem : "invalid YAML";
         if (p.context != nullptr) rule = std::string(p.context) + ": " + rule;
-        Fail(static_cast<int>(p.problem_mark.line) + 1 + line_offset_, static_cast<int>(p.problem_mark.column) + 1,
+        Fail(static_cast<int>(p.problem_mark.line) + 1, static_cast<int>(p.problem_mark.column) + 1,
              "YAML syntax error: " + rule);
       }
       ev.owned = true;
       const yaml_event_t& e = ev.event;
-      const int line = static_cast<int>(e.start_mark.line) + 1 + line_offset_;
+      const int line = static_cast<int>(e.start_mark.line) + 1;
       const int column = static_cast<int>(e.start_mark.column) + 1;
       switch (e.type) {
         case YAML_STREAM_START_EVENT:
@@ -531,96 +525,7 @@ class TreeBuilder {
   std::map<std::string, YamlNode> anchors_;
   YamlNode finished_;
   std::size_t nodes_ = 0;
-  int line_offset_ = 0;
 };
-
-}  // namespace
-
-namespace {
-
-struct Chunk {
-  std::string_view text;
-  int first_line = 0;  // lines before the chunk
-};
-
-// A line that starts a top-level mapping key: column 0, not blank, not a comment.
-bool StartsTopLevelKey(std::string_view text, std::size_t pos) {
-  if (pos >= text.size()) return false;
-  const char c = text[pos];
-  return c != ' ' && c != '\t' && c != '#' && c != '\n' && c != '\r';
-}
-
-// Splits a block-mapping document at top-level keys into about `parts` pieces of similar size.
-// Returns one chunk when the text does not have the simple shape splitting relies on (document
-// markers, directives, a flow or sequence root); the caller then parses it whole.
-std::vector<Chunk> SplitTopLevel(std::string_view text, std::size_t parts) {
-  std::vector<Chunk> chunks;
-  std::vector<std::pair<std::size_t, int>> starts;  // (offset, line index) of each top-level key
-  int line = 0;
-  for (std::size_t pos = 0; pos < text.size(); ++line) {
-    if (StartsTopLevelKey(text, pos)) {
-      const char c = text[pos];
-      if (c == '{' || c == '[' || c == '-' || c == '%' || c == '.' || c == '}' || c == ']' || c == '\'' || c == '"' ||
-          c == '?' || c == '&' || c == '*' || c == '!' || c == '|' || c == '>') {
-        return {Chunk{text, 0}};
-      }
-      starts.emplace_back(pos, line);
-    }
-    const std::size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
-  }
-  if (starts.size() < 2 * parts) return {Chunk{text, 0}};
-  const std::size_t target = text.size() / parts;
-  std::size_t begin = 0;
-  int begin_line = 0;
-  for (const auto& [offset, at_line] : starts) {
-    if (offset - begin >= target && chunks.size() + 1 < parts) {
-      chunks.push_back(Chunk{text.substr(begin, offset - begin), begin_line});
-      begin = offset;
-      begin_line = at_line;
-    }
-  }
-  chunks.push_back(Chunk{text.substr(begin), begin_line});
-  return chunks;
-}
-
-// Parses the chunks on separate threads and joins their root mappings; nullopt when any part
-// fails or the parts do not join cleanly (the whole text is then parsed in one piece, which
-// reports the problem exactly).
-std::optional<YamlNode> ParseChunks(const std::vector<Chunk>& chunks, const std::string& name,
-                                    const YamlLimits& limits) {
-  std::vector<std::optional<YamlNode>> roots(chunks.size());
-  std::vector<std::size_t> counts(chunks.size(), 0);
-  auto work = [&](std::size_t i) {
-    try {
-      TreeBuilder builder(name, limits, chunks[i].first_line);
-      roots[i] = builder.Build(chunks[i].text);
-      counts[i] = builder.nodes();
-    } catch (const InputError&) {
-      roots[i].reset();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < chunks.size(); ++i) threads.emplace_back(work, i);
-  work(0);
-  for (auto& t : threads) t.join();
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < chunks.size(); ++i) {
-    if (!roots[i] || roots[i]->kind != YamlKind::kMapping) return std::nullopt;
-    total += counts[i];
-  }
-  if (total > limits.max_nodes) return std::nullopt;
-  YamlNode root = std::move(*roots[0]);
-  std::unordered_set<std::string_view> keys;
-  for (std::size_t i = 1; i < chunks.size(); ++i) {
-    for (auto& entry : roots[i]->entries) root.entries.push_back(std::move(entry));
-  }
-  for (const auto& [k, v] : root.entries) {
-    if (!keys.insert(k.text).second) return std::nullopt;
-  }
-  return root;
-}
 
 }  // namespace
 
@@ -634,18 +539,6 @@ YamlDocument ParseYaml(std::string_view text, const std::string& name, const Yam
     }
     throw InputError(Diagnostic{
         {name, line, static_cast<int>(nul - line_start) + 1}, "", "", "NUL byte in a YAML file (binary data?)"});
-  }
-  // Large catalogs parse in parallel, one slice of top-level keys per core.
-  constexpr std::size_t kParallelBytes = 128 * 1024;
-  std::size_t cores = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
-  if (const char* env = std::getenv("INFERMARK_THREADS"); env != nullptr && std::atoi(env) > 0) {
-    cores = std::min(cores, static_cast<std::size_t>(std::atoi(env)));
-  }
-  if (text.size() >= kParallelBytes && cores > 1) {
-    const auto chunks = SplitTopLevel(text, cores);
-    if (chunks.size() > 1) {
-      if (auto root = ParseChunks(chunks, name, limits)) return YamlDocument{name, std::move(*root)};
-    }
   }
   TreeBuilder builder(name, limits);
   return YamlDocument{name, builder.Build(text)};

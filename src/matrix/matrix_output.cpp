@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <functional>
-#include <thread>
 
 #include "core/diagnostic.hpp"
 
@@ -77,25 +75,12 @@ std::vector<Json> SelectShard(const std::vector<Json>& rows, const Shard& shard)
 }
 
 std::string FormatJson(const std::vector<Json>& rows) {
-  // Large matrices are written in two halves on two threads, then joined.
-  auto write = [&rows](std::size_t begin, std::size_t end, std::string& out) {
-    out.reserve((end - begin) * 640);
-    for (std::size_t i = begin; i < end; ++i) {
-      if (i != 0) out += ", ";
-      AppendJson(out, rows[i]);
-    }
-  };
-  std::string out = "[";
-  constexpr std::size_t kParallelRows = 512;
-  if (rows.size() >= kParallelRows && std::thread::hardware_concurrency() > 1) {
-    const std::size_t half = rows.size() / 2;
-    std::string second;
-    std::thread worker(write, half, rows.size(), std::ref(second));
-    write(0, half, out);
-    worker.join();
-    out += second;
-  } else {
-    write(0, rows.size(), out);
+  std::string out;
+  out.reserve(rows.size() * 640);
+  out += '[';
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i != 0) out += ", ";
+    AppendJson(out, rows[i]);
   }
   out += "]\n";
   return out;
