@@ -24,6 +24,7 @@ struct CalibrateOptions {
   std::string repeat;
   std::string out_dir;
   std::string report;
+  std::string points_csv;
   unsigned threads = 1;
   int max_evaluations = 400;
   double prior_weight = 0.01;
@@ -89,6 +90,24 @@ int RunCalibrate(const CalibrateOptions& o) {
               "interactivity p90 |\n|---|---|---|---|---|---|\n";
     for (const auto& f : folds) report << Row(f.description, engine::SummarizeErrors(f.errors));
   };
+  if (!o.points_csv.empty()) {
+    std::string csv =
+        "protocol,fold,model,hw_key,precision,isl,osl,tp,conc,meas_tput,pred_tput,meas_intvty,pred_intvty\n";
+    auto dump = [&](const char* protocol, const std::vector<engine::Fold>& folds) {
+      for (const auto& f : folds)
+        for (const auto& e : f.errors) {
+          const engine::MeasuredPoint& p = calibrator.points()[e.index];
+          char buf[512];
+          std::snprintf(buf, sizeof buf, "%s,\"%s\",%s,%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f\n", protocol,
+                        f.description.c_str(), p.model.c_str(), p.hw_key.c_str(), p.precision.c_str(), p.isl, p.osl,
+                        p.tp, p.conc, p.tput_per_gpu, e.pred_tput, p.intvty, e.pred_intvty);
+          csv += buf;
+        }
+    };
+    dump("a", a);
+    dump("b", b);
+    WriteFileAtomic(o.points_csv, csv);
+  }
   if (!o.skip_protocols) {
     fold_table("(a) model left out, per fold", a);
     fold_table("(b) GPU left out, per fold", b);
@@ -127,6 +146,7 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
   cal->add_option("--repeat", o->repeat, "Repeat-run CSV for the noise floor");
   cal->add_option("--out", o->out_dir, "Folder for the profiles (default: data/engine/calibrated)");
   cal->add_option("--report", o->report, "Also write the report (markdown) to this file");
+  cal->add_option("--points-csv", o->points_csv, "Write every held-out prediction beside its measurement (CSV)");
   cal->add_option("--threads", o->threads, "Threads simulating points")->capture_default_str();
   cal->add_option("--max-evaluations", o->max_evaluations, "Loss evaluations per fit")->capture_default_str();
   cal->add_option("--prior-weight", o->prior_weight, "Pull towards the priors")->capture_default_str();

@@ -42,7 +42,7 @@ double Sigmoid(double x) {
 }
 
 // The fitted factors as an unconstrained vector: fractions through a logit, times through a log.
-constexpr std::size_t kParams = 7;
+constexpr std::size_t kParams = 10;
 std::vector<double> Encode(const EfficiencyFactors& e) {
   return {Logit(e.hbm_bw_fraction),
           Logit(e.flops_fraction),
@@ -50,7 +50,9 @@ std::vector<double> Encode(const EfficiencyFactors& e) {
           std::log(e.step_overhead_us + 1),
           std::log(e.layer_overhead_us + 0.1),
           std::log(e.seq_overhead_us + 0.1),
-          std::log(e.allreduce_latency_us + 0.5)};
+          std::log(e.allreduce_latency_us + 0.5),
+          Logit(e.low_bit_bw_efficiency),
+          std::log(e.moe_layer_overhead_ratio)};
 }
 EfficiencyFactors Decode(const std::vector<double>& x, const EfficiencyFactors& base) {
   EfficiencyFactors e = base;
@@ -62,6 +64,9 @@ EfficiencyFactors Decode(const std::vector<double>& x, const EfficiencyFactors& 
   e.layer_overhead_us = std::exp(x[4]) - 0.1;
   e.seq_overhead_us = std::exp(x[5]) - 0.1;
   e.allreduce_latency_us = std::exp(x[6]) - 0.5;
+  e.low_bit_bw_efficiency = 0.05 + 0.95 * Sigmoid(x[7]);
+  e.moe_layer_overhead_ratio = std::exp(x[8]);
+  e.weight_only_moe_overhead_ratio = std::exp(x[9]);
   return e;
 }
 std::vector<double> EncodeBounded(const EfficiencyFactors& e) {
@@ -70,11 +75,12 @@ std::vector<double> EncodeBounded(const EfficiencyFactors& e) {
   x[0] = inv(e.hbm_bw_fraction);
   x[1] = inv(e.flops_fraction);
   x[2] = inv(e.attention_flops_fraction);
+  x[7] = Logit(std::clamp((e.low_bit_bw_efficiency - 0.05) / 0.95, 1e-3, 1 - 1e-3));
   return x;
 }
 
 // How far a parameter may drift from its prior before the pull is felt (in encoded units).
-constexpr double kPriorWidth[kParams] = {1.5, 1.5, 1.5, 1.0, 1.0, 1.5, 1.0};
+constexpr double kPriorWidth[kParams] = {1.5, 1.5, 1.5, 1.5, 1.0, 1.5, 1.0, 1.0, 0.3, 0.3};
 
 double Quantile(std::vector<double> v, double p) {
   if (v.empty()) return 0;

@@ -32,6 +32,9 @@ EfficiencyFactors ReadEfficiency(catalog::FieldReader& r, const EfficiencyFactor
   e.seq_overhead_us = NonNegative(r, "seq_overhead_us", d.seq_overhead_us);
   e.allreduce_latency_us = NonNegative(r, "allreduce_latency_us", d.allreduce_latency_us);
   e.alltoall_latency_us = NonNegative(r, "alltoall_latency_us", d.alltoall_latency_us);
+  e.low_bit_bw_efficiency = Fraction(r, "low_bit_bw_efficiency", Need::kDefaulted, d.low_bit_bw_efficiency);
+  e.moe_layer_overhead_ratio = NonNegative(r, "moe_layer_overhead_ratio", d.moe_layer_overhead_ratio);
+  e.weight_only_moe_overhead_ratio = NonNegative(r, "weight_only_moe_overhead_ratio", d.weight_only_moe_overhead_ratio);
   return e;
 }
 
@@ -57,16 +60,19 @@ CalibratedProfile LoadCalibratedProfile(const std::string& path) {
 std::string FormatCalibratedProfile(const CalibratedProfile& p, const std::vector<std::string>& comment) {
   std::string out;
   for (const auto& line : comment) out += "# " + line + "\n";
-  char buf[2048];
+  char buf[4096];
   const EfficiencyFactors& e = p.efficiency;
   std::snprintf(buf, sizeof buf,
                 "framework: %s\nscope: %s\nefficiency:\n"
                 "  hbm_bw_fraction: %.4f\n  flops_fraction: %.4f\n  attention_flops_fraction: %.4f\n"
                 "  link_bw_fraction: %.4f\n  step_overhead_us: %.2f\n  layer_overhead_us: %.3f\n"
-                "  seq_overhead_us: %.3f\n  allreduce_latency_us: %.3f\n  alltoall_latency_us: %.3f\n",
+                "  seq_overhead_us: %.3f\n  allreduce_latency_us: %.3f\n  alltoall_latency_us: %.3f\n"
+                "  low_bit_bw_efficiency: %.4f\n  moe_layer_overhead_ratio: %.4f\n"
+                "  weight_only_moe_overhead_ratio: %.4f\n",
                 p.framework.c_str(), p.scope.c_str(), e.hbm_bw_fraction, e.flops_fraction, e.attention_flops_fraction,
                 e.link_bw_fraction, e.step_overhead_us, e.layer_overhead_us, e.seq_overhead_us, e.allreduce_latency_us,
-                e.alltoall_latency_us);
+                e.alltoall_latency_us, e.low_bit_bw_efficiency, e.moe_layer_overhead_ratio,
+                e.weight_only_moe_overhead_ratio);
   out += buf;
   return out;
 }

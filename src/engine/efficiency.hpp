@@ -12,15 +12,18 @@ namespace infermark::engine {
 
 /// Factors applied to the roofline; every field has a physical meaning (docs/engine-model.md).
 struct EfficiencyFactors {
-  double hbm_bw_fraction = 0.75;           ///< Achieved fraction of peak HBM bandwidth.
+  double hbm_bw_fraction = 0.85;           ///< Achieved fraction of peak HBM bandwidth.
   double flops_fraction = 0.5;             ///< Achieved fraction of peak tensor FLOP/s in GEMMs.
   double attention_flops_fraction = 0.35;  ///< Achieved fraction of bf16 peak in attention.
   double link_bw_fraction = 0.6;           ///< Achieved fraction of scale-up bandwidth.
-  double step_overhead_us = 400;           ///< Fixed time per forward pass (scheduling, sampling, launch).
-  double layer_overhead_us = 20;           ///< Fixed time per layer per forward pass (kernel gaps, syncs).
+  double step_overhead_us = 200;           ///< Fixed time per forward pass (scheduling, sampling, launch).
+  double layer_overhead_us = 50;           ///< Fixed time per layer per forward pass (kernel gaps, syncs).
   double seq_overhead_us = 8;              ///< Time per sequence in the batch per forward pass (CPU work).
   double allreduce_latency_us = -1;        ///< Start latency of one all-reduce (< 0: the hardware's prior).
   double alltoall_latency_us = -1;         ///< Start latency of one all-to-all (< 0: the hardware's prior).
+  double low_bit_bw_efficiency = 0.65;  ///< 4-bit weights (nvfp4, mxfp4, int4) stream at this share of hbm_bw_fraction.
+  double moe_layer_overhead_ratio = 1.0;        ///< A MoE layer's fixed time relative to a dense layer's.
+  double weight_only_moe_overhead_ratio = 1.8;  ///< The same when 4-bit experts run weight-only (no native FP4 math).
 };
 
 /// Reads the factors of one `efficiency:` mapping (missing fields keep `defaults`).

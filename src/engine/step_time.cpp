@@ -55,6 +55,14 @@ StepTimeModel::StepTimeModel(const Deployment& d) {
   peak_bf16_ = hw.PeakFlops(ComputeDtype::kBf16);
   peak_expert_ = hw.PeakFlops(q.quant_compute);
   peak_dense_ = q.experts_only ? peak_bf16_ : peak_expert_;
+  // 4-bit weights stream slower than their byte count says: unpacking, scale reads and tiles
+  // sized for 8-bit kernels keep the GEMMs short of the bandwidth 8- and 16-bit weights reach
+  // (measured: at batch 4, nvfp4/mxfp4 weights take ~1.6x the time per byte of fp8 ones).
+  low_bit_experts_ = q.quant_bytes < 1.0;
+  low_bit_dense_ = low_bit_experts_ && !q.experts_only;
+  // Without native FP4 math (Hopper, MI300X/MI325X) 4-bit experts run through dequantizing MoE
+  // kernels (Marlin, Triton), whose extra per-layer kernels show up as fixed time.
+  weight_only_experts_ = low_bit_experts_ && moe_layers_ > 0 && hw.flops_fp4 <= 0;
   ar_latency_prior_ = hw.allreduce_latency_s;
   a2a_latency_prior_ = hw.alltoall_latency_s;
 
@@ -108,6 +116,11 @@ double StepTimeModel::Roof(double bytes, double flops, double peak, double flops
   return std::max(bytes / (eff_.hbm_bw_fraction * hbm_bw_), flops / (flops_fraction * peak));
 }
 
+double StepTimeModel::RoofWeights(double bytes, double flops, double peak, bool low_bit) const {
+  const double bw = eff_.hbm_bw_fraction * (low_bit ? eff_.low_bit_bw_efficiency : 1.0) * hbm_bw_;
+  return std::max(bytes / bw, flops / (eff_.flops_fraction * peak));
+}
+
 double StepTimeModel::AllReduce(double bytes) const {
   const double latency = eff_.allreduce_latency_us >= 0 ? eff_.allreduce_latency_us * 1e-6 : ar_latency_prior_;
   return latency + 2 * (tp_ - 1) / tp_ * bytes / (eff_.link_bw_fraction * link_bw_);
@@ -120,7 +133,7 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
   const double fc = eff_.flops_fraction;
   double t = 0;
   // Attention projections.
-  t += layers_ * Roof(attn_weight_bytes_, attn_flops_per_token_ * attn_tokens, peak_dense_, fc);
+  t += layers_ * RoofWeights(attn_weight_bytes_, attn_flops_per_token_ * attn_tokens, peak_dense_, low_bit_dense_);
   // Attention core, per class: decode (memory-bound KV reads) and prefill (compute-bound) are
   // separate kernels in every framework's mixed batches.
   const double qd = s.decode_seqs > 0 ? s.decode_tokens / s.decode_seqs : 1;
@@ -144,12 +157,13 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
   }
   // Feed-forward: dense layers, then MoE layers (expert weights read only for experts some token
   // of the pass is routed to: E·(1 − (1 − k/E)^T) of them under uniform routing).
-  if (dense_layers_ > 0) t += dense_layers_ * Roof(ffn_weight_bytes_, ffn_flops_per_token_ * tokens, peak_dense_, fc);
+  if (dense_layers_ > 0)
+    t += dense_layers_ * RoofWeights(ffn_weight_bytes_, ffn_flops_per_token_ * tokens, peak_dense_, low_bit_dense_);
   if (moe_layers_ > 0) {
     const double touched = experts_ * (1 - std::pow(1 - active_ / experts_, tokens));
     const double bytes = touched * expert_bytes_per_gpu_ + shared_bytes_ + router_bytes_;
     const double flops = (expert_flops_per_token_ + shared_flops_per_token_) * tokens;
-    t += moe_layers_ * Roof(bytes, flops, peak_expert_, fc);
+    t += moe_layers_ * RoofWeights(bytes, flops, peak_expert_, low_bit_experts_);
   }
   // Logits for every sampling sequence.
   t += Roof(lm_head_bytes_, lm_head_flops_per_seq_ * s.num_seqs, peak_bf16_, fc);
@@ -166,22 +180,26 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
   // Draft passes of multi-token prediction: one extra layer and the logits, per draft token.
   if (mtp_draft_ && s.decode_seqs > 0) {
     const double n = s.decode_seqs;
-    double layer = Roof(attn_weight_bytes_, attn_flops_per_token_ * n / dp_, peak_dense_, fc) +
+    double layer = RoofWeights(attn_weight_bytes_, attn_flops_per_token_ * n / dp_, peak_dense_, low_bit_dense_) +
                    Roof(kv_bytes_per_token_[0] * s.decode_ctx[0] / dp_, decode_flops_per_pair_ * s.decode_ctx[0] / dp_,
                         peak_bf16_, fa);
     if (moe_layers_ > 0) {
       const double touched = experts_ * (1 - std::pow(1 - active_ / experts_, n));
-      layer += Roof(touched * expert_bytes_per_gpu_ + shared_bytes_,
-                    (expert_flops_per_token_ + shared_flops_per_token_) * n, peak_expert_, fc);
+      layer += RoofWeights(touched * expert_bytes_per_gpu_ + shared_bytes_,
+                           (expert_flops_per_token_ + shared_flops_per_token_) * n, peak_expert_, low_bit_experts_);
     } else {
-      layer += Roof(ffn_weight_bytes_, ffn_flops_per_token_ * n, peak_dense_, fc);
+      layer += RoofWeights(ffn_weight_bytes_, ffn_flops_per_token_ * n, peak_dense_, low_bit_dense_);
     }
     layer += Roof(lm_head_bytes_, lm_head_flops_per_seq_ * n, peak_bf16_, fc);
     if (tp_ > 1 && dp_ == 1) layer += 2 * AllReduce(n * hidden_ * 2);
     t += spec_tokens_ * (layer + eff_.layer_overhead_us * 1e-6);
   }
   // Fixed overheads.
-  t += (eff_.step_overhead_us + eff_.layer_overhead_us * layers_ + eff_.seq_overhead_us * s.num_seqs) * 1e-6;
+  // A MoE layer launches more kernels than a dense one (router, top-k, permute, two grouped
+  // GEMMs, combine), so its fixed time is a multiple of the dense layer's.
+  const double moe_ratio = weight_only_experts_ ? eff_.weight_only_moe_overhead_ratio : eff_.moe_layer_overhead_ratio;
+  const double layer_units = (layers_ - moe_layers_) + moe_layers_ * moe_ratio;
+  t += (eff_.step_overhead_us + eff_.layer_overhead_us * layer_units + eff_.seq_overhead_us * s.num_seqs) * 1e-6;
   return t;
 }
 

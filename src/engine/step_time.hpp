@@ -63,6 +63,8 @@ class StepTimeModel {
 
  private:
   [[nodiscard]] double Roof(double bytes, double flops, double peak, double flops_fraction) const;
+  // A roofline for GEMMs over weights; 4-bit weights stream at a lower fraction.
+  [[nodiscard]] double RoofWeights(double bytes, double flops, double peak, bool low_bit) const;
   [[nodiscard]] double AllReduce(double bytes) const;
 
   // Deployment constants.
@@ -82,6 +84,8 @@ class StepTimeModel {
   double experts_ = 0, active_ = 0, expert_bytes_per_gpu_ = 0, expert_flops_per_token_ = 0;
   double shared_bytes_ = 0, shared_flops_per_token_ = 0, router_bytes_ = 0;
   double lm_head_bytes_ = 0, lm_head_flops_per_seq_ = 0;
+  bool low_bit_experts_ = false, low_bit_dense_ = false;  // 4-bit weights
+  bool weight_only_experts_ = false;                      // 4-bit experts without native FP4 math
   double spec_tokens_ = 0;
   bool mtp_draft_ = false;
   ContextCaps caps_;
