@@ -18,9 +18,12 @@ bool RegisterCommand(const char* name, AddCommand add) {
   return true;
 }
 
-void AddAllCommands(CLI::App& app, CommandResult& result) {
+void AddCommands(CLI::App& app, CommandResult& result, std::string_view chosen) {
   auto& table = Table();
   std::sort(table.begin(), table.end(), [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
+  for (const auto& [name, add] : table) {
+    if (chosen == name) return add(app, result);
+  }
   for (const auto& [name, add] : table) add(app, result);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string_view>
 
 namespace infermark::cli {
 
@@ -18,7 +19,8 @@ using AddCommand = void (*)(CLI::App& app, CommandResult& result);
 /// `[[maybe_unused]] const bool kRegistered = RegisterCommand("name", &AddNameCommand);`
 bool RegisterCommand(const char* name, AddCommand add);
 
-/// Adds every registered command to `app`, in name order.
-void AddAllCommands(CLI::App& app, CommandResult& result);
+/// Adds the registered commands to `app`, in name order. When `chosen` names one of them, only
+/// that one is built: a run pays for its own flag table, not for every command's.
+void AddCommands(CLI::App& app, CommandResult& result, std::string_view chosen);
 
 }  // namespace infermark::cli

@@ -20,7 +20,19 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
 
   cli::CommandResult result;
-  cli::AddAllCommands(app, result);
+  cli::AddCommands(app, result, argc > 1 ? argv[1] : "");
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "infermark: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+      return kExitBadInput;
+    }
+  }
 
   try {
     // Reference-compatible commands read their flags as argparse does (prefixes, last one wins).
