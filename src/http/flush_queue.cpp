@@ -9,7 +9,16 @@ void FlushQueue::Add(std::shared_ptr<ServerConnection> connection) {
   pending_.push_back(std::move(connection));
   if (!posted_) {
     posted_ = true;
-    asio::post(context_, [this] { Drain(); });
+    if (interval_.count() <= 0) {
+      asio::post(context_, [this] { Drain(); });
+    } else {
+      asio::post(context_, [this] {  // the timer belongs to the loop thread
+        timer_.expires_after(interval_);
+        timer_.async_wait([this](const ErrorCode& ec) {
+          if (!ec) Drain();
+        });
+      });
+    }
   }
 }
 
@@ -24,6 +33,7 @@ void FlushQueue::Drain() {
 }
 
 void FlushQueue::Clear() {
+  timer_.cancel();
   std::lock_guard lock(mutex_);
   pending_.clear();
   draining_.clear();

@@ -87,6 +87,7 @@ SendStatus OutputChannel::Send(std::uint64_t exchange, std::string_view bytes, b
       out_.append(bytes);
     }
   }
+  ++events_;
   if (out_.size() + in_flight_ > limits_.max_buffered_bytes) {
     // The peer stopped reading: drop the connection rather than grow without bound.
     close_now_ = true;
@@ -138,9 +139,17 @@ void OutputChannel::SetOnClose(std::uint64_t exchange, std::function<void()> cal
   on_close_ = std::move(callback);
 }
 
+void OutputChannel::SetOnWritten(std::uint64_t exchange, WrittenCallback callback) {
+  std::lock_guard lock(mutex_);
+  if (!CurrentLocked(exchange) || state_ != State::kStreaming) return;
+  on_written_ = callback ? std::make_shared<const WrittenCallback>(std::move(callback)) : nullptr;
+}
+
 std::uint64_t OutputChannel::BeginExchange(bool keep_alive, bool http10) {
   std::lock_guard lock(mutex_);
   ++exchange_;
+  events_ = 0;
+  on_written_ = nullptr;
   state_ = State::kAwaiting;
   keep_alive_ = keep_alive;
   http10_ = http10;
@@ -180,6 +189,10 @@ TakeResult OutputChannel::Take(std::string& into) {
   result.write = true;
   result.finishes_exchange = complete_unreported_;
   complete_unreported_ = false;
+  if (on_written_) {
+    result.events = events_;
+    result.on_written = on_written_;
+  }
   return result;
 }
 
@@ -187,6 +200,11 @@ void OutputChannel::WriteDone() {
   std::lock_guard lock(mutex_);
   writing_ = false;
   in_flight_ = 0;
+}
+
+void OutputChannel::ScheduleFlush() {
+  std::lock_guard lock(mutex_);
+  if (!out_.empty() || chunk_start_ != kNoChunk || complete_unreported_ || abort_ || close_now_) ScheduleFlushLocked();
 }
 
 bool OutputChannel::KeepAlive() const {
@@ -203,6 +221,7 @@ std::function<void()> OutputChannel::Detach() {
     closed_exchange_ = exchange_;
   }
   on_close_ = nullptr;
+  on_written_ = nullptr;
   state_ = State::kIdle;
   out_.clear();
   out_.shrink_to_fit();

@@ -31,7 +31,8 @@ struct Server::Impl {
   explicit Impl(ServerOptions options) : loops(std::max<std::size_t>(options.threads, 1), options.cpus, "http-server") {
     shared.options = std::move(options);
     for (std::size_t i = 0; i < loops.size(); ++i) {
-      shared.loops.push_back(std::make_unique<detail::ServerLoop>(detail::EventLoopsAccess::Context(loops, i), i));
+      shared.loops.push_back(std::make_unique<detail::ServerLoop>(detail::EventLoopsAccess::Context(loops, i), i,
+                                                                  shared.options.flush_interval));
     }
     shared.not_found = [](Request&, Responder responder) {
       responder.Respond(404, "application/json", R"({"error":{"message":"Not Found","code":404}})");

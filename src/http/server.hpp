@@ -39,6 +39,10 @@ struct ServerOptions {
   std::chrono::milliseconds request_timeout{60'000};   ///< A request (or TLS handshake) must arrive whole within this.
   std::size_t high_water_bytes = 1024 * 1024;          ///< Buffered output above this makes Send report kBackPressure.
   std::size_t max_buffered_bytes = 256 * 1024 * 1024;  ///< Buffered output above this closes the connection.
+  /// 0: output is written as soon as the loop gets to it. Otherwise output waits up to this long,
+  /// so that the events of many producer turns share one write per connection: far fewer system
+  /// calls when tokens come faster than they need to (max-speed mode), at up to this much latency.
+  std::chrono::microseconds flush_interval{0};
 };
 
 /// Counters since Start(), summed over loops.

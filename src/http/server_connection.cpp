@@ -199,6 +199,13 @@ void ServerConnection::HandleTake(const TakeResult& result) {
   if (result.write) {
     finish_after_write_ = result.finishes_exchange;
     Bump(loop_.counters.writes);
+    if (result.on_written) {
+      try {
+        (*result.on_written)(result.events, MonotonicNs());
+      } catch (...) {
+        // a failing callback must not take the loop down
+      }
+    }
     StartWrite(asio::buffer(write_buffer_));
     return;
   }
@@ -220,7 +227,12 @@ void ServerConnection::OnWrite(const ErrorCode& ec, std::size_t bytes) {
     write_buffer_.clear();
   }
   if (std::exchange(finish_after_write_, false)) FinishExchange();
-  if (phase_ != Phase::kClosed && phase_ != Phase::kLingering) HandleTake(channel_->Take(write_buffer_));
+  if (phase_ == Phase::kClosed || phase_ == Phase::kLingering) return;
+  if (shared_.options.flush_interval.count() > 0) {
+    channel_->ScheduleFlush();  // what came during the write waits for the next window
+  } else {
+    HandleTake(channel_->Take(write_buffer_));
+  }
 }
 
 void ServerConnection::FinishExchange() {

@@ -56,4 +56,8 @@ void StreamWriter::OnClose(std::function<void()> callback) {
   if (channel_) channel_->SetOnClose(exchange_, std::move(callback));
 }
 
+void StreamWriter::OnWritten(std::function<void(std::uint64_t events, std::int64_t write_ns)> callback) {
+  if (channel_) channel_->SetOnWritten(exchange_, std::move(callback));
+}
+
 }  // namespace infermark::http

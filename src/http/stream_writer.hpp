@@ -53,6 +53,12 @@ class StreamWriter {
   /// Calls `callback` once, on the connection's loop thread, if the connection closes before End()
   /// (peer disconnect, error, server stop); never after End(). Replaces an earlier callback.
   void OnClose(std::function<void()> callback);
+  /// Calls `callback(events, write_ns)` on the connection's loop thread each time output of this
+  /// stream is handed to the socket: `events` counts the accepted Send/SendEvent calls whose bytes
+  /// are all in that write or earlier ones, `write_ns` is MonotonicNs() just before the write (the
+  /// kernel takes the bytes at once unless the socket buffer is full). Gives an emission log the
+  /// time bytes left, not the time they were produced. One call per write, not per event.
+  void OnWritten(std::function<void(std::uint64_t events, std::int64_t write_ns)> callback);
 
  private:
   friend class Responder;

@@ -16,8 +16,10 @@ class ServerConnection;
 /// Pending flushes of one event loop.
 class FlushQueue {
  public:
-  /// A queue drained on `context`.
-  explicit FlushQueue(asio::io_context& context) : context_(context) {}
+  /// A queue drained on `context`, at once or, with a positive `interval`, that long after the
+  /// first flush became due (see ServerOptions::flush_interval).
+  FlushQueue(asio::io_context& context, std::chrono::microseconds interval)
+      : context_(context), interval_(interval), timer_(context) {}
   /// Queues a flush of `connection` (any thread).
   void Add(std::shared_ptr<ServerConnection> connection);
   /// Drops queued connections (after the loop stopped).
@@ -27,6 +29,8 @@ class FlushQueue {
   void Drain();
 
   asio::io_context& context_;
+  const std::chrono::microseconds interval_;
+  asio::steady_timer timer_;  // loop thread only
   std::mutex mutex_;
   std::vector<std::shared_ptr<ServerConnection>> pending_;
   std::vector<std::shared_ptr<ServerConnection>> draining_;  // loop thread only; keeps its capacity

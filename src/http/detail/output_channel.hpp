@@ -28,11 +28,16 @@ struct OutputLimits {
   std::size_t max_buffered_bytes = 0;  ///< Above this, the connection is closed.
 };
 
+/// Reports a write of a stream's output: events in it so far and the time of the write.
+using WrittenCallback = std::function<void(std::uint64_t events, std::int64_t write_ns)>;
+
 /// What the connection does after Take().
 struct TakeResult {
   bool write = false;              ///< `into` holds bytes to write.
   bool finishes_exchange = false;  ///< Those bytes (or, without bytes, nothing more) end the response.
   bool close = false;              ///< Close the connection now.
+  std::uint64_t events = 0;        ///< Stream events accepted up to the end of these bytes.
+  std::shared_ptr<const WrittenCallback> on_written;  ///< To call just before writing, when set.
 };
 
 /// One connection's pending output and the state of the response being sent.
@@ -60,6 +65,8 @@ class OutputChannel {
   std::size_t Buffered() const;
   /// Sets the callback for a close before the response is complete (called at once if it happened).
   void SetOnClose(std::uint64_t exchange, std::function<void()> callback);
+  /// Sets the callback told about each write of the exchange's stream.
+  void SetOnWritten(std::uint64_t exchange, WrittenCallback callback);
 
   // Connection side, loop thread.
 
@@ -71,6 +78,8 @@ class OutputChannel {
   TakeResult Take(std::string& into);
   /// The write of what Take() returned completed.
   void WriteDone();
+  /// Queues a flush if anything waits (the deferred alternative to Take() after a write).
+  void ScheduleFlush();
   /// Whether the connection may serve another request after the current response.
   bool KeepAlive() const;
   /// The connection closed: refuse everything from now on; returns the close callback to call.
@@ -94,6 +103,8 @@ class OutputChannel {
   std::uint64_t closed_exchange_ = 0;  // exchange that was open when the connection closed
   State state_ = State::kIdle;
   std::function<void()> on_close_;
+  std::shared_ptr<const WrittenCallback> on_written_;
+  std::uint64_t events_ = 0;  // accepted Send calls of the current stream
   bool attached_ = true;
   bool keep_alive_ = true;
   bool http10_ = false;

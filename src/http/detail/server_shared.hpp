@@ -30,8 +30,8 @@ struct ServerCounters {
 
 /// Per-loop server state.
 struct ServerLoop {
-  ServerLoop(asio::io_context& loop_context, std::size_t loop_index)
-      : context(loop_context), index(loop_index), flush_queue(loop_context) {}
+  ServerLoop(asio::io_context& loop_context, std::size_t loop_index, std::chrono::microseconds flush_interval)
+      : context(loop_context), index(loop_index), flush_queue(loop_context, flush_interval) {}
   asio::io_context& context;                            ///< The loop's io_context.
   std::size_t index;                                    ///< The loop's index.
   FlushQueue flush_queue;                               ///< Connections with output to write.
