@@ -1,6 +1,4 @@
-// The compiled part of Boost.Asio, Asio's SSL support and Beast, built once for the module
-// (BOOST_ASIO_SEPARATE_COMPILATION / BOOST_BEAST_SEPARATE_COMPILATION are set in CMakeLists.txt).
+// The compiled part of Boost.Asio, built once for the module (BOOST_ASIO_SEPARATE_COMPILATION is
+// set in CMakeLists.txt). Asio's SSL part and Beast are in their own files so they build in parallel.
 #include <boost/asio/impl/src.hpp>
-#include <boost/asio/ssl/impl/src.hpp>
-#include <boost/beast/src.hpp>
 #include <utility>  // see detail/asio.hpp

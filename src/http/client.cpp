@@ -124,6 +124,18 @@ FetchResult Client::Fetch(ClientRequest request) {
   return std::move(state->fetched);
 }
 
+void Client::CancelAll(std::string_view why) {
+  Impl& impl = *impl_;
+  for (std::size_t i = 0; i < impl.loops.size(); ++i) {
+    impl.loops.Post(i, [&impl, i, reason = std::string(why)] {
+      const auto live = impl.shared.loops[i]->live;
+      for (const auto& connection : live) {
+        if (!connection->Idle()) connection->Cancel(reason);
+      }
+    });
+  }
+}
+
 EventLoops& Client::loops() {
   return impl_->loops;
 }

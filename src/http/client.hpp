@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "http/client_request.hpp"
@@ -66,6 +67,9 @@ class Client {
   /// Sends a request and waits for the whole response. Must not be called from a loop thread (it
   /// then returns kCancelled at once).
   FetchResult Fetch(ClientRequest request);
+  /// Ends every request in flight with kCancelled and message `why` (asynchronously: each ends on
+  /// its loop, through its on_complete); the client stays usable. For SIGINT: cut, then report.
+  void CancelAll(std::string_view why);
   /// The client's event loops, for timers that belong with its connections.
   EventLoops& loops();
   /// Current counters.

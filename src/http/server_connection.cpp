@@ -90,6 +90,7 @@ void ServerConnection::ReadMore() {
   // While a response is in progress the connection keeps reading, to notice a client that goes
   // away (OnClose) and to keep a pipelined next request, but not without bound.
   if (phase_ == Phase::kHandling && read_buffer_.size() >= kMaxPipelinedBytes) return;
+  if (read_buffer_.size() == 0 && read_buffer_.capacity() > 2 * read_size_) read_buffer_.shrink_to_fit();
   reading_ = true;
   StartRead(read_buffer_.prepare(read_size_));
 }
@@ -104,7 +105,11 @@ void ServerConnection::OnRead(const ErrorCode& ec, std::size_t bytes) {
   const std::int64_t now = MonotonicNs();
   read_buffer_.commit(bytes);
   Bump(loop_.counters.bytes_read, bytes);
-  if (bytes == read_size_ && read_size_ < kMaxRead) read_size_ *= 2;
+  if (bytes == read_size_ && read_size_ < kMaxRead) {
+    read_size_ *= 2;
+  } else if (bytes < read_size_ / 4 && read_size_ > kMinRead) {
+    read_size_ /= 2;
+  }
   switch (phase_) {
     case Phase::kLingering:
       read_buffer_.clear();

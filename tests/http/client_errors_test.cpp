@@ -1,6 +1,7 @@
 // Every way a request can fail ends as data: an ErrorKind and a message, never an exception.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 #include <thread>
 
@@ -169,6 +170,31 @@ TEST(ClientErrors, ThrowingCallbackCancelsOnlyItsRequest) {
   EXPECT_EQ(result.error, ErrorKind::kCancelled);
   EXPECT_NE(result.message.find("boom"), std::string::npos);
   EXPECT_TRUE(client.Fetch(Post()).result.ok());
+}
+
+TEST(ClientErrors, CancelAllEndsRequestsInFlightAndTheClientStaysUsable) {
+  Server server(ServerOptions{});
+  server.Route("POST", "/v1/completions", [](Request&, Responder responder) {
+    std::thread([writer = responder.StartStream()]() mutable {
+      while (writer.SendEvent("tick") != SendStatus::kClosed) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }).detach();
+  });
+  server.Route("GET", "/health", [](Request&, Responder r) { r.Respond(200, "text/plain", "ok"); });
+  server.Start();
+  Client client({.port = server.port()});
+  std::promise<ClientResult> done;
+  std::atomic<int> bodies{0};
+  client.Send(Post(), {.on_body = [&](std::string_view, std::int64_t) { ++bodies; },
+                       .on_complete = [&](const ClientResult& r) { done.set_value(r); }});
+  while (bodies < 3) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  client.CancelAll("interrupted");
+  const ClientResult result = done.get_future().get();
+  EXPECT_EQ(result.error, ErrorKind::kCancelled);
+  EXPECT_EQ(result.message, "interrupted");
+  ClientRequest health;
+  health.method = "GET";
+  health.target = "/health";
+  EXPECT_TRUE(client.Fetch(health).result.ok());
 }
 
 TEST(ClientErrors, DestroyingTheClientCancelsRequestsInFlight) {
