@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "engine/nelder_mead.hpp"
@@ -42,17 +43,20 @@ double Sigmoid(double x) {
 }
 
 // The fitted factors as an unconstrained vector: fractions through a logit, times through a log.
-constexpr std::size_t kParams = 10;
+constexpr std::size_t kParams = 12;
 std::vector<double> Encode(const EfficiencyFactors& e) {
-  return {Logit(e.hbm_bw_fraction),
-          Logit(e.flops_fraction),
-          Logit(e.attention_flops_fraction),
-          std::log(e.step_overhead_us + 1),
-          std::log(e.layer_overhead_us + 0.1),
-          std::log(e.seq_overhead_us + 0.1),
-          std::log(e.allreduce_latency_us + 0.5),
-          Logit(e.low_bit_bw_efficiency),
-          std::log(e.moe_layer_overhead_ratio)};
+  return std::vector<double>{Logit(e.hbm_bw_fraction),
+                             Logit(e.flops_fraction),
+                             Logit(e.attention_flops_fraction),
+                             std::log(e.step_overhead_us + 1),
+                             std::log(e.layer_overhead_us + 0.1),
+                             std::log(e.seq_overhead_us + 0.1),
+                             std::log(e.allreduce_latency_us + 0.5),
+                             Logit(e.low_bit_bw_efficiency),
+                             std::log(e.moe_layer_overhead_ratio),
+                             std::log(e.weight_only_moe_overhead_ratio),
+                             Logit(e.weight_only_flops_efficiency),
+                             Logit(e.attention_bw_fraction)};
 }
 EfficiencyFactors Decode(const std::vector<double>& x, const EfficiencyFactors& base) {
   EfficiencyFactors e = base;
@@ -67,6 +71,8 @@ EfficiencyFactors Decode(const std::vector<double>& x, const EfficiencyFactors& 
   e.low_bit_bw_efficiency = 0.05 + 0.95 * Sigmoid(x[7]);
   e.moe_layer_overhead_ratio = std::exp(x[8]);
   e.weight_only_moe_overhead_ratio = std::exp(x[9]);
+  e.weight_only_flops_efficiency = 0.05 + 0.95 * Sigmoid(x[10]);
+  e.attention_bw_fraction = 0.05 + 0.93 * Sigmoid(x[11]);
   return e;
 }
 std::vector<double> EncodeBounded(const EfficiencyFactors& e) {
@@ -76,11 +82,13 @@ std::vector<double> EncodeBounded(const EfficiencyFactors& e) {
   x[1] = inv(e.flops_fraction);
   x[2] = inv(e.attention_flops_fraction);
   x[7] = Logit(std::clamp((e.low_bit_bw_efficiency - 0.05) / 0.95, 1e-3, 1 - 1e-3));
+  x[10] = Logit(std::clamp((e.weight_only_flops_efficiency - 0.05) / 0.95, 1e-3, 1 - 1e-3));
+  x[11] = inv(e.attention_bw_fraction);
   return x;
 }
 
 // How far a parameter may drift from its prior before the pull is felt (in encoded units).
-constexpr double kPriorWidth[kParams] = {1.5, 1.5, 1.5, 1.5, 1.0, 1.5, 1.0, 1.0, 0.3, 0.3};
+constexpr double kPriorWidth[kParams] = {1.5, 1.5, 1.5, 1.5, 1.0, 1.5, 1.0, 1.0, 0.3, 0.3, 1.0, 1.0};
 
 double Quantile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -171,6 +179,7 @@ EfficiencyFactors Calibrator::Prior(const std::string& framework, const std::str
 EfficiencyFactors Calibrator::Fit(const std::vector<std::size_t>& train, const EfficiencyFactors& prior,
                                   const FitSettings& settings, double* loss) const {
   const std::vector<double> x_prior = EncodeBounded(prior);
+  if (x_prior.size() != kParams) throw std::logic_error("calibration: parameter encoding out of step");
   std::vector<double> logs(train.size());
   auto objective = [&](const std::vector<double>& x) {
     const EfficiencyFactors f = Decode(x, prior);

@@ -62,7 +62,9 @@ StepTimeModel::StepTimeModel(const Deployment& d) {
   low_bit_dense_ = low_bit_experts_ && !q.experts_only;
   // Without native FP4 math (Hopper, MI300X/MI325X) 4-bit experts run through dequantizing MoE
   // kernels (Marlin, Triton), whose extra per-layer kernels show up as fixed time.
-  weight_only_experts_ = low_bit_experts_ && moe_layers_ > 0 && hw.flops_fp4 <= 0;
+  weight_only_experts_ =
+      low_bit_experts_ && hw.PeakFlops(q.quant_compute) == hw.flops_bf16 && q.quant_compute != ComputeDtype::kBf16;
+  weight_only_dense_ = weight_only_experts_ && !q.experts_only;
   ar_latency_prior_ = hw.allreduce_latency_s;
   a2a_latency_prior_ = hw.alltoall_latency_s;
 
@@ -116,9 +118,14 @@ double StepTimeModel::Roof(double bytes, double flops, double peak, double flops
   return std::max(bytes / (eff_.hbm_bw_fraction * hbm_bw_), flops / (flops_fraction * peak));
 }
 
-double StepTimeModel::RoofWeights(double bytes, double flops, double peak, bool low_bit) const {
+double StepTimeModel::RoofAttention(double bytes, double flops) const {
+  return std::max(bytes / (eff_.attention_bw_fraction * hbm_bw_), flops / (eff_.attention_flops_fraction * peak_bf16_));
+}
+
+double StepTimeModel::RoofWeights(double bytes, double flops, double peak, bool low_bit, bool weight_only) const {
   const double bw = eff_.hbm_bw_fraction * (low_bit ? eff_.low_bit_bw_efficiency : 1.0) * hbm_bw_;
-  return std::max(bytes / bw, flops / (eff_.flops_fraction * peak));
+  const double fc = eff_.flops_fraction * (weight_only ? eff_.weight_only_flops_efficiency : 1.0);
+  return std::max(bytes / bw, flops / (fc * peak));
 }
 
 double StepTimeModel::AllReduce(double bytes) const {
@@ -133,11 +140,11 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
   const double fc = eff_.flops_fraction;
   double t = 0;
   // Attention projections.
-  t += layers_ * RoofWeights(attn_weight_bytes_, attn_flops_per_token_ * attn_tokens, peak_dense_, low_bit_dense_);
+  t += layers_ * RoofWeights(attn_weight_bytes_, attn_flops_per_token_ * attn_tokens, peak_dense_, low_bit_dense_,
+                             weight_only_dense_);
   // Attention core, per class: decode (memory-bound KV reads) and prefill (compute-bound) are
   // separate kernels in every framework's mixed batches.
   const double qd = s.decode_seqs > 0 ? s.decode_tokens / s.decode_seqs : 1;
-  const double fa = eff_.attention_flops_fraction;
   for (int c = 0; c < kAttentionClasses; ++c) {
     if (class_layers_[c] <= 0) continue;
     double dec_bytes = kv_bytes_per_token_[c] * s.decode_ctx[c];
@@ -151,19 +158,20 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
       pre_flops += index_flops_per_pair_ * s.prefill_pairs[kFullAttention];
     }
     double core = 0;
-    if (s.decode_seqs > 0) core += Roof(dec_bytes / dp_, dec_flops / dp_, peak_bf16_, fa);
-    if (s.prefill_tokens > 0) core += Roof(pre_bytes / dp_, pre_flops / dp_, peak_bf16_, fa);
+    if (s.decode_seqs > 0) core += RoofAttention(dec_bytes / dp_, dec_flops / dp_);
+    if (s.prefill_tokens > 0) core += RoofAttention(pre_bytes / dp_, pre_flops / dp_);
     t += class_layers_[c] * core;
   }
   // Feed-forward: dense layers, then MoE layers (expert weights read only for experts some token
   // of the pass is routed to: E·(1 − (1 − k/E)^T) of them under uniform routing).
   if (dense_layers_ > 0)
-    t += dense_layers_ * RoofWeights(ffn_weight_bytes_, ffn_flops_per_token_ * tokens, peak_dense_, low_bit_dense_);
+    t += dense_layers_ *
+         RoofWeights(ffn_weight_bytes_, ffn_flops_per_token_ * tokens, peak_dense_, low_bit_dense_, weight_only_dense_);
   if (moe_layers_ > 0) {
     const double touched = experts_ * (1 - std::pow(1 - active_ / experts_, tokens));
     const double bytes = touched * expert_bytes_per_gpu_ + shared_bytes_ + router_bytes_;
     const double flops = (expert_flops_per_token_ + shared_flops_per_token_) * tokens;
-    t += moe_layers_ * RoofWeights(bytes, flops, peak_expert_, low_bit_experts_);
+    t += moe_layers_ * RoofWeights(bytes, flops, peak_expert_, low_bit_experts_, weight_only_experts_);
   }
   // Logits for every sampling sequence.
   t += Roof(lm_head_bytes_, lm_head_flops_per_seq_ * s.num_seqs, peak_bf16_, fc);
@@ -180,15 +188,18 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
   // Draft passes of multi-token prediction: one extra layer and the logits, per draft token.
   if (mtp_draft_ && s.decode_seqs > 0) {
     const double n = s.decode_seqs;
-    double layer = RoofWeights(attn_weight_bytes_, attn_flops_per_token_ * n / dp_, peak_dense_, low_bit_dense_) +
-                   Roof(kv_bytes_per_token_[0] * s.decode_ctx[0] / dp_, decode_flops_per_pair_ * s.decode_ctx[0] / dp_,
-                        peak_bf16_, fa);
+    double layer =
+        RoofWeights(attn_weight_bytes_, attn_flops_per_token_ * n / dp_, peak_dense_, low_bit_dense_,
+                    weight_only_dense_) +
+        RoofAttention(kv_bytes_per_token_[0] * s.decode_ctx[0] / dp_, decode_flops_per_pair_ * s.decode_ctx[0] / dp_);
     if (moe_layers_ > 0) {
       const double touched = experts_ * (1 - std::pow(1 - active_ / experts_, n));
       layer += RoofWeights(touched * expert_bytes_per_gpu_ + shared_bytes_,
-                           (expert_flops_per_token_ + shared_flops_per_token_) * n, peak_expert_, low_bit_experts_);
+                           (expert_flops_per_token_ + shared_flops_per_token_) * n, peak_expert_, low_bit_experts_,
+                           weight_only_experts_);
     } else {
-      layer += RoofWeights(ffn_weight_bytes_, ffn_flops_per_token_ * n, peak_dense_, low_bit_dense_);
+      layer +=
+          RoofWeights(ffn_weight_bytes_, ffn_flops_per_token_ * n, peak_dense_, low_bit_dense_, weight_only_dense_);
     }
     layer += Roof(lm_head_bytes_, lm_head_flops_per_seq_ * n, peak_bf16_, fc);
     if (tp_ > 1 && dp_ == 1) layer += 2 * AllReduce(n * hidden_ * 2);
@@ -197,7 +208,8 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
   // Fixed overheads.
   // A MoE layer launches more kernels than a dense one (router, top-k, permute, two grouped
   // GEMMs, combine), so its fixed time is a multiple of the dense layer's.
-  const double moe_ratio = weight_only_experts_ ? eff_.weight_only_moe_overhead_ratio : eff_.moe_layer_overhead_ratio;
+  const double moe_ratio =
+      weight_only_experts_ && moe_layers_ > 0 ? eff_.weight_only_moe_overhead_ratio : eff_.moe_layer_overhead_ratio;
   const double layer_units = (layers_ - moe_layers_) + moe_layers_ * moe_ratio;
   t += (eff_.step_overhead_us + eff_.layer_overhead_us * layer_units + eff_.seq_overhead_us * s.num_seqs) * 1e-6;
   return t;

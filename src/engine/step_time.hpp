@@ -63,8 +63,10 @@ class StepTimeModel {
 
  private:
   [[nodiscard]] double Roof(double bytes, double flops, double peak, double flops_fraction) const;
+  // A roofline for attention over the KV cache (its own bandwidth and FLOP fractions).
+  [[nodiscard]] double RoofAttention(double bytes, double flops) const;
   // A roofline for GEMMs over weights; 4-bit weights stream at a lower fraction.
-  [[nodiscard]] double RoofWeights(double bytes, double flops, double peak, bool low_bit) const;
+  [[nodiscard]] double RoofWeights(double bytes, double flops, double peak, bool low_bit, bool weight_only) const;
   [[nodiscard]] double AllReduce(double bytes) const;
 
   // Deployment constants.
@@ -86,6 +88,7 @@ class StepTimeModel {
   double lm_head_bytes_ = 0, lm_head_flops_per_seq_ = 0;
   bool low_bit_experts_ = false, low_bit_dense_ = false;  // 4-bit weights
   bool weight_only_experts_ = false;                      // 4-bit experts without native FP4 math
+  bool weight_only_dense_ = false;                        // 4-bit dense weights without native FP4 math
   double spec_tokens_ = 0;
   bool mtp_draft_ = false;
   ContextCaps caps_;
