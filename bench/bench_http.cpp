@@ -4,8 +4,9 @@
 // writes what the turn produced: `burst` events per stream per turn, 1 = yield after every step);
 // a client with one event-loop thread receives them and parses every event with SseParser. Server
 // loop pinned to CPU 0, client loop to CPU 1. `flush_us` > 0 sets ServerOptions::flush_interval,
-// which coalesces the events of many turns into one write without the producer's help. Prints a
-// table. Usage: bench_http [seconds] [streams:burst[:flush_us] ...]
+// which coalesces the events of many turns into one write without the producer's help; `kts` 0
+// turns the client's kernel receive timestamps off. Prints a table.
+// Usage: bench_http [seconds] [streams:burst[:flush_us[:kts]] ...]
 // (default: 3 s; 1:1 1:16 1000:1 1000:16 1000:1:1000)
 #include <pthread.h>
 #include <time.h>
@@ -102,6 +103,7 @@ struct Config {
   int streams = 1;
   int burst = 1;
   int flush_us = 0;
+  int kernel_ts = 1;
 };
 
 struct Row {
@@ -129,6 +131,7 @@ Row Measure(const Config& config, double seconds) {
 
   ClientOptions client_options;
   client_options.port = server.port();
+  client_options.kernel_timestamps = config.kernel_ts != 0;
   if (two_cpus) client_options.cpus = {1};
   Client client(client_options);
 
@@ -208,24 +211,26 @@ int main(int argc, char** argv) {
   std::vector<Config> configs;
   for (int i = 2; i < argc; ++i) {
     Config c;
-    std::sscanf(argv[i], "%d:%d:%d", &c.streams, &c.burst, &c.flush_us);
+    std::sscanf(argv[i], "%d:%d:%d:%d", &c.streams, &c.burst, &c.flush_us, &c.kernel_ts);
     configs.push_back(c);
   }
-  if (configs.empty()) configs = {{1, 1, 0}, {1, 16, 0}, {1000, 1, 0}, {1000, 16, 0}, {1000, 1, 1000}};
+  if (configs.empty()) {
+    configs = {{1, 1, 0, 1}, {1, 16, 0, 1}, {1000, 1, 0, 1}, {1000, 16, 0, 1}, {1000, 1, 1000, 1}};
+  }
   std::printf("SSE over loopback, one %zu-byte event per token, server loop on CPU 0, client loop on CPU 1, %.1f s\n",
               kChunk.size(), seconds);
-  std::printf("%8s %6s %6s %12s %8s %8s %8s %14s %8s %8s\n", "streams", "burst", "flush", "events/s", "MB/s", "srv CPU",
-              "cli CPU", "ev/cli-CPU-s", "ev/write", "ev/read");
+  std::printf("%8s %6s %7s %4s %12s %8s %8s %8s %14s %8s %8s\n", "streams", "burst", "flush", "kts", "events/s", "MB/s",
+              "srv CPU", "cli CPU", "ev/cli-CPU-s", "ev/write", "ev/read");
   for (const Config& config : configs) {
     const Row r = Measure(config, seconds);
-    std::printf("%8d %6d %4dus %12.0f %8.1f %7.0f%% %7.0f%% %14.0f %8.2f %8.2f%s\n", config.streams, config.burst,
-                config.flush_us, r.events_per_s, r.mb_per_s, r.server_cpu * 100, r.client_cpu * 100,
-                r.events_per_s / std::max(r.client_cpu, 1e-9), r.events_per_write, r.events_per_read,
-                r.failed ? "  (failed requests!)" : "");
+    std::printf("%8d %6d %5dus %4s %12.0f %8.1f %7.0f%% %7.0f%% %14.0f %8.2f %8.2f%s\n", config.streams, config.burst,
+                config.flush_us, config.kernel_ts ? "on" : "off", r.events_per_s, r.mb_per_s, r.server_cpu * 100,
+                r.client_cpu * 100, r.events_per_s / std::max(r.client_cpu, 1e-9), r.events_per_write,
+                r.events_per_read, r.failed ? "  (failed requests!)" : "");
   }
   std::printf(
-      "burst: events per stream per producer turn; flush: ServerOptions::flush_interval; ev/cli-CPU-s:\n"
-      "events per second of client CPU (what one client core parses when fully used); ev/write, ev/read:\n"
-      "events per socket write / read\n");
+      "burst: events per stream per producer turn; flush: ServerOptions::flush_interval; kts: client kernel\n"
+      "receive timestamps; ev/cli-CPU-s: events per second of client CPU (what one client core parses\n"
+      "when fully used); ev/write, ev/read: events per socket write / read\n");
   return 0;
 }

@@ -29,6 +29,11 @@ struct ClientOptions {
   std::chrono::milliseconds request_timeout{0};       ///< Whole request, from sending to the last byte; 0: none.
   std::chrono::milliseconds idle_timeout{0};          ///< Longest silence while a response is due; 0: none.
   std::size_t max_header_bytes = 64 * 1024;           ///< Larger response headers are kMalformed.
+  /// Timestamp each read with the kernel's arrival time of its bytes (SO_TIMESTAMPNS, plain TCP
+  /// only), so that time spent waiting for a busy event loop is not counted as the server's: many
+  /// streams that receive a token at once each get their own arrival time. Off, or over TLS, the
+  /// timestamp is taken right after the read returns.
+  bool kernel_timestamps = true;
 };
 
 /// Counters since construction, summed over loops.

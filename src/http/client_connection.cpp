@@ -208,9 +208,14 @@ void ClientConnection::ReadMore() {
   StartRead(read_buffer_.prepare(read_size_));
 }
 
-void ClientConnection::OnRead(const ErrorCode& ec, std::size_t bytes) {
-  // The arrival time of these bytes: taken first, before any parsing.
+bool ClientConnection::KernelTimestamps() const {
+  return shared_.options.kernel_timestamps;
+}
+
+void ClientConnection::OnRead(const ErrorCode& ec, std::size_t bytes, std::int64_t arrival_ns) {
+  // The arrival time of these bytes: the kernel's, else now, before any parsing.
   const std::int64_t now = MonotonicNs();
+  const std::int64_t arrived = arrival_ns != 0 && arrival_ns <= now ? arrival_ns : now;
   reading_ = false;
   if (phase_ == Phase::kClosed) return;
   if (ec) {
@@ -250,9 +255,9 @@ void ClientConnection::OnRead(const ErrorCode& ec, std::size_t bytes) {
     Close();  // bytes nobody asked for: the connection cannot be trusted for a next request
     return;
   }
-  read_ns_ = now;
+  read_ns_ = arrived;
   last_activity_ns_ = now;
-  if (result_.first_byte_ns == 0) result_.first_byte_ns = now;
+  if (result_.first_byte_ns == 0) result_.first_byte_ns = arrived;
   Parse();
   ReadMore();
 }

@@ -53,8 +53,9 @@ struct StreamCallbacks {
   /// The response head arrived.
   std::function<void(const ResponseHead& head)> on_head{};
   /// Body bytes, de-chunked: a view into the connection's read buffer, valid during the call only.
-  /// `received_ns` is MonotonicNs() taken right after the socket read that delivered them, before
-  /// any parsing, so it is the arrival time of every byte in `data`.
+  /// `received_ns` is the arrival time, on the MonotonicNs() clock, of the socket read that
+  /// delivered them, taken before any parsing: the kernel's receive timestamp of the read's last
+  /// bytes (ClientOptions::kernel_timestamps) or the time right after the read returned.
   std::function<void(std::string_view data, std::int64_t received_ns)> on_body{};
   /// The request ended, successfully or not.
   std::function<void(const ClientResult& result)> on_complete{};

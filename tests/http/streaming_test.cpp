@@ -362,6 +362,42 @@ TEST(Streaming, FlushIntervalCoalescesEventsAndOnWrittenReportsWrites) {
   EXPECT_LE(written->writes.back().second, record.result.done_ns);
 }
 
+// While the client's loop is blocked, a response arrives; its bytes are read later. With kernel
+// timestamps the reported time is when they arrived, not when the loop got round to them.
+TEST(Streaming, TimestampsAreArrivalTimesEvenWhenTheLoopIsBusy) {
+  for (const bool kernel : {true, false}) {
+    std::atomic<std::int64_t> sent_ns{0};
+    const std::string response = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\ndata: a\n\n\r\n0\r\n\r\n";
+    test::ScriptedServer raw([&](int fd) {
+      test::ReadRequest(fd);
+      test::SendAll(fd, response);
+      test::ReadRequest(fd);
+      sent_ns = MonotonicNs();
+      test::SendAll(fd, response);
+      test::ReadUntil(fd, std::chrono::seconds(2));
+    });
+    ClientOptions options;
+    options.port = raw.port();
+    options.kernel_timestamps = kernel;
+    Client client(options);
+    ASSERT_TRUE(client.Fetch(StreamRequest()).result.ok());   // the connection is now pooled
+    std::promise<std::pair<std::int64_t, std::int64_t>> got;  // received_ns, time of the callback
+    client.Send(StreamRequest(), {.on_body = [&](std::string_view, std::int64_t received_ns) {
+                  got.set_value({received_ns, MonotonicNs()});
+                }});
+    client.loops().Post(0, [] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); });
+    const auto [received_ns, callback_ns] = got.get_future().get();
+    ASSERT_GT(sent_ns.load(), 0);
+    EXPECT_GE(callback_ns - sent_ns, 200'000'000) << "the loop was blocked";
+    if (kernel) {
+      EXPECT_GE(received_ns, sent_ns - 1'000'000);
+      EXPECT_LT(received_ns - sent_ns, 50'000'000) << "arrival time, not the time the loop read it";
+    } else {
+      EXPECT_GE(received_ns - sent_ns, 200'000'000) << "user-space time includes the blocked loop";
+    }
+  }
+}
+
 TEST(Streaming, Http10ClientGetsACloseDelimitedStream) {
   Server server(ServerOptions{});
   server.Route("POST", "/stream", [](Request&, Responder responder) {

@@ -52,9 +52,12 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 
   void OnConnect(const ErrorCode& ec);
   void OnHandshake(const ErrorCode& ec);
-  void OnRead(const ErrorCode& ec, std::size_t bytes);
+  /// `arrival_ns`: the kernel's arrival time of the bytes on the MonotonicNs() clock, 0 if unknown.
+  void OnRead(const ErrorCode& ec, std::size_t bytes, std::int64_t arrival_ns = 0);
   void OnWrite(const ErrorCode& ec, std::size_t bytes);
   const ClientShared& shared() const { return shared_; }
+  /// Whether reads take the kernel's arrival timestamps.
+  bool KernelTimestamps() const;
 
  private:
   enum class Phase { kNew, kConnecting, kIdle, kActive, kClosed };
