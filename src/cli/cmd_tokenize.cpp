@@ -63,11 +63,12 @@ void AppendIds(const std::vector<std::uint32_t>& ids, std::string& out) {
   out.append("]\n");
 }
 
-[[noreturn]] void BadIds(const std::string& where, const std::string& rule) {
-  throw InputError(Diagnostic{SourceMark{"stdin", 0, 0}, "", where, rule});
+// `line` is 0 when the whole input is one array.
+[[noreturn]] void BadIds(int line, const std::string& rule) {
+  throw InputError(Diagnostic{SourceMark{"stdin", line, 0}, "", "", rule});
 }
 
-std::vector<std::uint32_t> ParseIds(std::string_view text, const tokenizer::Tokenizer& tok, const std::string& where) {
+std::vector<std::uint32_t> ParseIds(std::string_view text, const tokenizer::Tokenizer& tok, int where) {
   nlohmann::json parsed;
   try {
     parsed = nlohmann::json::parse(text);
@@ -95,18 +96,18 @@ int RunTokenize(const TokenizeOptions& options) {
   std::string out;
   if (options.decode) {
     if (options.per_line) {
-      std::size_t number = 0;
+      int number = 0;
       for (const std::string_view line : SplitLines(input)) {
         ++number;
         if (line.find_first_not_of(" \t") == std::string_view::npos) {
           out.push_back('\n');
           continue;
         }
-        out.append(tok.Decode(ParseIds(line, tok, "line " + std::to_string(number)), options.skip_special_tokens));
+        out.append(tok.Decode(ParseIds(line, tok, number), options.skip_special_tokens));
         out.push_back('\n');
       }
     } else {
-      out = tok.Decode(ParseIds(input, tok, ""), options.skip_special_tokens);
+      out = tok.Decode(ParseIds(input, tok, 0), options.skip_special_tokens);
     }
     WriteStdout(out);
     return kExitOk;

