@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 #include "tokenizer/normalizer.hpp"
 #include "tokenizer/utf8.hpp"
@@ -57,28 +58,28 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> tokens,
   // Id assignment as `tokenizers`' AddedVocabulary::add_tokens: the model's id when the content is
   // in its vocabulary, else one past the largest added id (at least the vocabulary size). The ids
   // written in tokenizer.json are informative only there, and agree for well-formed files.
-  std::map<std::string, std::uint32_t, std::less<>> assigned;
+  std::unordered_map<std::string_view, std::size_t> index_of;  // content → position in tokens_
   std::optional<std::uint32_t> max_assigned;
+  tokens_.reserve(tokens.size());
   for (AddedToken& token : tokens) {
     if (token.content.empty()) continue;
+    const auto existing = index_of.find(token.content);
     std::uint32_t id = 0;
-    if (const auto existing = assigned.find(token.content); existing != assigned.end()) {
-      id = existing->second;
+    if (existing != index_of.end()) {
+      id = tokens_[existing->second].id;
     } else if (const auto in_model = model_id(token.content)) {
       id = *in_model;
     } else {
       const auto size = static_cast<std::uint32_t>(model_vocab_size);
       id = !max_assigned ? size : (*max_assigned >= size || size == 0) ? *max_assigned + 1 : size;
     }
-    assigned[token.content] = id;
     max_assigned = std::max(max_assigned.value_or(0), id);
     token.id = id;
-    const auto same =
-        std::find_if(tokens_.begin(), tokens_.end(), [&](const AddedToken& t) { return t.content == token.content; });
-    if (same != tokens_.end()) {
-      *same = token;  // a later entry for the same text replaces the earlier one
+    if (existing != index_of.end()) {
+      tokens_[existing->second] = std::move(token);  // a later entry for the same text replaces the earlier one
     } else {
-      tokens_.push_back(token);
+      tokens_.push_back(std::move(token));
+      index_of.emplace(tokens_.back().content, tokens_.size() - 1);
     }
   }
   for (std::uint32_t i = 0; i < tokens_.size(); ++i) {

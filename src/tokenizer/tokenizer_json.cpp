@@ -252,24 +252,33 @@ std::unique_ptr<BpeModel> ReadModel(const Reader& r, dom::element e, bool byte_l
   config.merges.reserve(merges.size());
   std::size_t i = 0;
   for (dom::element merge : merges) {
-    const std::string path = Reader::Index("model.merges", i++);
+    const std::size_t index = i++;  // the path is only spelled out for an error
     std::string_view line;
     if (merge.get(line) == simdjson::SUCCESS) {
       // Legacy form "left right": exactly one space, as `tokenizers` requires; "#version" lines skipped.
       if (line.starts_with("#version")) continue;
       const std::size_t space = line.find(' ');
       if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos) {
-        r.Fail(path, "a merge must be two tokens separated by one space");
+        r.Fail(Reader::Index("model.merges", index), "a merge must be two tokens separated by one space");
       }
       config.merges.emplace_back(line.substr(0, space), line.substr(space + 1));
       continue;
     }
-    const dom::array pair = r.Array(merge, path);
-    std::string_view left, right;
-    if (pair.size() != 2 || pair.at(0).get(left) != simdjson::SUCCESS || pair.at(1).get(right) != simdjson::SUCCESS) {
-      r.Fail(path, "a merge must be a pair of token strings");
+    dom::array pair;
+    std::string_view parts[2];
+    std::size_t count = 0;
+    bool ok = merge.get(pair) == simdjson::SUCCESS;
+    if (ok) {
+      for (dom::element part : pair) {
+        if (count >= 2 || part.get(parts[count]) != simdjson::SUCCESS) {
+          ok = false;
+          break;
+        }
+        ++count;
+      }
     }
-    config.merges.emplace_back(left, right);
+    if (!ok || count != 2) r.Fail(Reader::Index("model.merges", index), "a merge must be a pair of token strings");
+    config.merges.emplace_back(parts[0], parts[1]);
   }
   config.unk_token = r.OptionalString(o, "unk_token", field);
   config.continuing_subword_prefix = r.OptionalString(o, "continuing_subword_prefix", field).value_or("");
