@@ -9,6 +9,7 @@
 // js_hf_disagreements_test.cpp, not here: on this corpus the two agree.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <thread>
 
 #include "tokenizer/utf8.hpp"
@@ -119,6 +120,49 @@ TEST_P(RealTokenizerTest, AddSpecialTokensMatchesOracle) {
     EXPECT_NE(tok.Encode("Hi", false).front(), *tok.special_token_ids().bos);
   } else {
     EXPECT_EQ(tok.Encode("Hello", true), tok.Encode("Hello", false));
+  }
+}
+
+TEST_P(RealTokenizerTest, LongWordsMatchOracle) {
+  const std::string& name = GetParam();
+  const Tokenizer& tok = RealTokenizer(name);
+  const OracleAnswer& oracle = FullOracle(name, tok);
+  for (const std::string& probe : LongProbes()) {
+    const auto ids = tok.Encode(probe);
+    EXPECT_EQ(ids, oracle.strings.at({probe, false})) << name << ": a " << probe.size() << "-byte word";
+    EXPECT_EQ(tok.Decode(ids), ExpectedRoundTrip(name, tok, probe));
+  }
+}
+
+// Any bytes at all: no crash, and Decode(Encode(x)) is x with invalid UTF-8 replaced (then
+// normalized as the tokenizer does). Inputs mix ASCII, UTF-8 fragments, bytes that are never
+// valid, and pieces of special tokens.
+TEST_P(RealTokenizerTest, RandomBytesNeverCrashAndRoundTrip) {
+  const std::string& name = GetParam();
+  const Tokenizer& tok = RealTokenizer(name);
+  static const std::vector<std::string> kFragments = {
+      "<|",           "|>", "<bos>", "<|im_start|>", "\xE2\x96\x81", "\xC3", "\xA9", "\xF0\x9F",     "\x98\x80",
+      "\xED\xA0\x80", "'s", "  ",    "\n",           "\r\n",         "\t",   "123",  "\xEF\xBB\xBF", "\xFF"};
+  std::mt19937 rng(2026);
+  for (int round = 0; round < 1500; ++round) {
+    std::string bytes;
+    const int parts = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < parts; ++i) {
+      switch (rng() % 3) {
+        case 0:
+          bytes += kFragments[rng() % kFragments.size()];
+          break;
+        case 1:
+          bytes.push_back(static_cast<char>(' ' + rng() % 95));
+          break;
+        default:
+          bytes.push_back(static_cast<char>(rng() % 256));
+      }
+    }
+    const auto ids = tok.Encode(bytes);
+    for (const auto id : ids) ASSERT_LT(id, tok.IdLimit());
+    ASSERT_EQ(tok.Decode(ids), ExpectedRoundTrip(name, tok, bytes))
+        << "input bytes: " << nlohmann::json(SanitizeUtf8(bytes)).dump();
   }
 }
 

@@ -244,6 +244,22 @@ inline std::vector<Disagreement> DisagreementsFor(const std::string& name, const
 /// Strings the parity tests encode with add_special_tokens.
 inline const std::vector<std::string> kSpecialTokenProbes = {"Hello, world!", "", "<|im_start|>x"};
 
+/// Words far longer than the corpus' (thousands of symbols merged by the heap, never cached).
+inline std::vector<std::string> LongProbes() {
+  std::string cjk;
+  for (int i = 0; i < 3000; ++i) {
+    std::string c;
+    const char32_t cp = U'\u4e00' + static_cast<char32_t>((i * 37) % 3000);
+    c.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    c.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    c.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    cjk += c;
+  }
+  std::string pairs;
+  for (int i = 0; i < 3000; ++i) pairs += "xy";
+  return {std::string(5000, 'a'), pairs + " end", cjk, std::string(2000, ' ') + "x", std::string(4000, '9')};
+}
+
 /// The oracle's answer for everything the suite asks about one tokenizer, in one node run: the
 /// corpus, the add_special_tokens probes, and each disagreement's text, pieces and ids.
 inline const OracleAnswer& FullOracle(const std::string& name, const Tokenizer& tok) {
@@ -253,6 +269,7 @@ inline const OracleAnswer& FullOracle(const std::string& name, const Tokenizer& 
   if (const auto it = answers.find(name); it != answers.end()) return it->second;
   std::vector<OracleString> strings;
   for (const auto& probe : kSpecialTokenProbes) strings.push_back({probe, true});
+  for (const auto& probe : LongProbes()) strings.push_back({probe, false});
   std::vector<std::vector<std::uint32_t>> id_lists;
   for (const auto& d : DisagreementsFor(name, tok)) {
     if (d.kind == "encode") {
