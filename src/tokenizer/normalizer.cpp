@@ -2,6 +2,7 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
@@ -43,6 +44,50 @@ void Utf8procTransform(std::string& text, utf8proc_option_t options) {
   text.assign(reinterpret_cast<const char*>(buffer.data()), static_cast<std::size_t>(bytes));
 }
 
+// NFC touching only what can change. A position just before an inert character is a safe
+// boundary (nothing reorders across it or composes into it), so each run of non-inert characters,
+// together with the inert character before it (which may be the starter they compose with), is
+// normalized on its own and everything else is copied. One stray combining mark in a long prompt
+// costs a few bytes of utf8proc work, not the whole prompt.
+void NfcBySegments(std::string& text) {
+  constexpr auto kOptions = static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+  const std::string_view in = text;
+  std::size_t pos = 0, last_inert = 0, copied = 0;
+  bool changed = false;
+  thread_local std::string out, segment;
+  while (pos < in.size()) {
+    const std::size_t start = pos;
+    if (static_cast<unsigned char>(in[pos]) < 0xCC) {  // below U+0300: inert
+      last_inert = start;
+      pos += CharLength(static_cast<unsigned char>(in[pos]));
+      continue;
+    }
+    if (IsNfcInert(DecodeChar(in, pos))) {
+      last_inert = start;
+      continue;
+    }
+    // A non-inert run: extend to the next inert character.
+    while (pos < in.size()) {
+      std::size_t next = pos;
+      if (static_cast<unsigned char>(in[pos]) < 0xCC || IsNfcInert(DecodeChar(in, next))) break;
+      pos = next;
+    }
+    if (!changed) {
+      out.clear();
+      changed = true;
+    }
+    const std::size_t begin = std::max(last_inert, copied);
+    out.append(in.substr(copied, begin - copied));
+    segment.assign(in.substr(begin, pos - begin));
+    Utf8procTransform(segment, kOptions);
+    out.append(segment);
+    copied = pos;
+  }
+  if (!changed) return;
+  out.append(in.substr(copied));
+  text.swap(out);
+}
+
 bool IsAscii(std::string_view text) {
   for (const char c : text) {
     if (static_cast<unsigned char>(c) >= 0x80) return false;
@@ -56,8 +101,7 @@ class UnicodeNormalizer final : public Normalizer {
   void Normalize(std::string& text) const override {
     switch (form_) {
       case UnicodeForm::kNfc:
-        if (IsCertainlyNfc(text)) return;
-        Utf8procTransform(text, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+        NfcBySegments(text);
         return;
       case UnicodeForm::kNfd:
         if (IsAscii(text)) return;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <utf8proc.h>
 
+#include <random>
+
 #include "tokenizer/utf8.hpp"
 
 namespace infermark::tokenizer {
@@ -53,6 +55,23 @@ TEST(Normalizer, NfcQuickCheckIsConservative) {
   }
   EXPECT_TRUE(IsCertainlyNfc("plain text, 中文, 日本語のテキスト, 한국어, emoji 😀"));
   EXPECT_FALSE(IsCertainlyNfc("e\u0301"));
+}
+
+// NFC works segment by segment around the characters that can change; the result must be the
+// same as normalizing the whole text, wherever the segments fall.
+TEST(Normalizer, NfcBySegmentsEqualsWholeTextNfc) {
+  const std::vector<char32_t> pool = {'a',    'e',    'A',    ' ',    '\n',   0x00E9,  0x0301, 0x0300, 0x0327,
+                                      0x0323, 0x0302, 0x212B, 0x212A, 0x1100, 0x1161,  0x11A8, 0xAC00, 0xAC01,
+                                      0x4E2D, 0x0915, 0x093C, 0x0958, 0x05D1, 0x05BC,  0x0F71, 0x0F72, 0x1E0A,
+                                      0x0344, 0x0308, 0x0CC6, 0x0CC2, 0x0CD5, 0x1F600, 0x00C5, 0x0041, 0x030A};
+  const auto nfc = MakeUnicodeNormalizer(UnicodeForm::kNfc);
+  std::mt19937 rng(5);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    const std::size_t n = rng() % 16;
+    for (std::size_t i = 0; i < n; ++i) AppendUtf8(pool[rng() % pool.size()], text);
+    ASSERT_EQ(Apply(*nfc, text), FullNfc(text)) << "round " << round;
+  }
 }
 
 TEST(Normalizer, ReplacePrependStripLowercaseStripAccents) {
