@@ -18,7 +18,7 @@
 //       FILE.json holds a JSON array of id arrays; prints a JSON array of strings.
 //   node oracle.mjs bench --tokenizer T --document FILE [--seconds S]
 //       Encodes the whole document repeatedly for about S seconds (default 10) after one warm-up
-//       pass; prints {"tokenizer", "bytes", "tokens", "passes", "wall_mb_per_s", "cpu_mb_per_s"}
+//       pass; prints {"tokenizer", "bytes", "tokens", "passes", "ids_sha256", "wall_mb_per_s", "cpu_mb_per_s"}
 //       (CPU time of the whole process, garbage collector included).
 //
 // T is a short name (llama3, qwen3, deepseek_v3, gptoss, gemma3) meaning the package
@@ -26,6 +26,7 @@
 //
 // Decoding uses clean_up_tokenization_spaces=false: Hugging Face `tokenizers` never applies that
 // transformers-level clean-up, and infermark matches `tokenizers`.
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -136,7 +137,10 @@ switch (options.command) {
     const bytes = readFileSync(options.document);
     const text = utf8.decode(bytes);
     const budget = Number(options.seconds ?? "10");
-    const tokens = encode(tokenizer, text, false).length;  // warm-up (fills the BPE cache, JIT)
+    const ids = encode(tokenizer, text, false);  // warm-up (fills the BPE cache, JIT)
+    const tokens = ids.length;
+    // Digest of the ids as `infermark tokenize` prints them, to check both agree on the document.
+    const idsSha256 = createHash("sha256").update(JSON.stringify(ids) + "\n").digest("hex");
     let passes = 0;
     const start = process.hrtime.bigint();
     const cpuStart = process.cpuUsage();
@@ -154,6 +158,7 @@ switch (options.command) {
         bytes: bytes.length,
         tokens,
         passes,
+        ids_sha256: idsSha256,
         wall_mb_per_s: (bytes.length * passes) / 1e6 / elapsed,
         cpu_mb_per_s: (bytes.length * passes) / 1e6 / cpuSeconds,
       }) + "\n",
