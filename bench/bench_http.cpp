@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "http/client.hpp"
+#include "http/fd_limit.hpp"
 #include "http/monotonic_clock.hpp"
 #include "http/server.hpp"
 #include "http/sse_parser.hpp"
@@ -130,6 +131,7 @@ Row Measure(const Config& config, double seconds) {
   server.Start();
 
   ClientOptions client_options;
+  client_options.idle_timeout = std::chrono::seconds(20);  // a stall is a failure, not a hang
   client_options.port = server.port();
   client_options.kernel_timestamps = config.kernel_ts != 0;
   if (two_cpus) client_options.cpus = {1};
@@ -164,7 +166,10 @@ Row Measure(const Config& config, double seconds) {
                      }},
                 0);
   }
-  while (heads.load() + failed.load() < streams) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto setup_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (heads.load() + failed.load() < streams && std::chrono::steady_clock::now() < setup_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // warm-up
 
   auto sample = [&] {
@@ -214,6 +219,15 @@ int main(int argc, char** argv) {
     std::sscanf(argv[i], "%d:%d:%d:%d", &c.streams, &c.burst, &c.flush_us, &c.kernel_ts);
     configs.push_back(c);
   }
+  // Both ends live in this process: each stream takes two descriptors.
+  const auto max_streams = static_cast<int>((RaiseFileLimit() - 256) / 2);
+  for (auto& c : configs) {
+    if (c.streams > max_streams) {
+      std::printf("%d streams need %d descriptors, over the limit: running %d\n", c.streams, 2 * c.streams,
+                  max_streams);
+      c.streams = max_streams;
+    }
+  }
   if (configs.empty()) {
     configs = {{1, 1, 0, 1}, {1, 16, 0, 1}, {1000, 1, 0, 1}, {1000, 16, 0, 1}, {1000, 1, 1000, 1}};
   }
@@ -227,6 +241,7 @@ int main(int argc, char** argv) {
                 config.flush_us, config.kernel_ts ? "on" : "off", r.events_per_s, r.mb_per_s, r.server_cpu * 100,
                 r.client_cpu * 100, r.events_per_s / std::max(r.client_cpu, 1e-9), r.events_per_write,
                 r.events_per_read, r.failed ? "  (failed requests!)" : "");
+    std::fflush(stdout);
   }
   std::printf(
       "burst: events per stream per producer turn; flush: ServerOptions::flush_interval; kts: client kernel\n"

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
 
 #include "core/diagnostic.hpp"
@@ -109,6 +110,8 @@ Tokenizer Tokenizer::Load(const std::string& path) {
 
 void Tokenizer::EncodeInto(std::string_view text, std::vector<std::uint32_t>& ids, bool add_special_tokens) const {
   const TokenizerParts& p = impl_->parts;
+  // Oniguruma reports match positions as int.
+  if (text.size() > 0x7FFFFFFF) throw std::length_error("tokenizer input larger than 2 GiB");
   EncodeScratch& scratch = ScratchFor(impl_->serial);
   if (!IsValidUtf8(text)) {
     scratch.clean.clear();

@@ -47,7 +47,8 @@ class Tokenizer {
                             const std::string& source = "tokenizer.json");
 
   /// Token ids of `text`. Added and special tokens written in the text are recognized;
-  /// `add_special_tokens` also applies the post-processor (e.g. Gemma's leading <bos>).
+  /// `add_special_tokens` also applies the post-processor (e.g. Gemma's leading <bos>). Throws
+  /// std::length_error for text over 2 GiB (Oniguruma's limit).
   [[nodiscard]] std::vector<std::uint32_t> Encode(std::string_view text, bool add_special_tokens = false) const;
 
   /// Appends the ids of `text` to `ids` (reuse one vector to avoid allocating per call).

@@ -367,11 +367,14 @@ TEST(Streaming, FlushIntervalCoalescesEventsAndOnWrittenReportsWrites) {
 TEST(Streaming, TimestampsAreArrivalTimesEvenWhenTheLoopIsBusy) {
   for (const bool kernel : {true, false}) {
     std::atomic<std::int64_t> sent_ns{0};
+    std::atomic<bool> loop_blocked{false};
     const std::string response = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\ndata: a\n\n\r\n0\r\n\r\n";
     test::ScriptedServer raw([&](int fd) {
       test::ReadRequest(fd);
       test::SendAll(fd, response);
       test::ReadRequest(fd);
+      // Answer only once the client's loop is known to be blocked, so the bytes surely wait.
+      while (!loop_blocked) std::this_thread::sleep_for(std::chrono::microseconds(100));
       sent_ns = MonotonicNs();
       test::SendAll(fd, response);
       test::ReadUntil(fd, std::chrono::seconds(2));
@@ -385,7 +388,10 @@ TEST(Streaming, TimestampsAreArrivalTimesEvenWhenTheLoopIsBusy) {
     client.Send(StreamRequest(), {.on_body = [&](std::string_view, std::int64_t received_ns) {
                   got.set_value({received_ns, MonotonicNs()});
                 }});
-    client.loops().Post(0, [] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); });
+    client.loops().Post(0, [&] {
+      loop_blocked = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    });
     const auto [received_ns, callback_ns] = got.get_future().get();
     ASSERT_GT(sent_ns.load(), 0);
     EXPECT_GE(callback_ns - sent_ns, 200'000'000) << "the loop was blocked";
