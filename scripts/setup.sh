@@ -11,6 +11,7 @@ PACKAGES=(
   libonig-dev libutf8proc-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   hyperfine
+  chromium
   slurm-wlm munge
 )
 # Node.js and npm (tokenizer fixtures, browser tests) may come from outside Debian; take Debian's only when absent.
