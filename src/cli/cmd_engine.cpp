@@ -1,7 +1,12 @@
-// `infermark engine …`: the built-in engine. `engine calibrate` fits the step-time model's
+// `infermark engine …`: the built-in engine. `engine serve` runs it as an OpenAI-compatible
+// server whose token timing follows the performance model (docs/engine-serve.md); it prints one
+// ready line (`infermark engine: listening on http://HOST:PORT`) and stops cleanly on SIGINT or
+// SIGTERM, flushing the emission log. `engine calibrate` fits the step-time model's
 // efficiency factors to measured points, reports the error on points left out of each fit
 // (model left out, GPU left out) beside the measurements' own noise, and writes the profiles
 // the engine uses (data/engine/calibrated/*.yaml).
+#include <signal.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -10,10 +15,12 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/deployment_flags.hpp"
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "engine/calibration.hpp"
 #include "engine/engine_data.hpp"
+#include "engine/engine_server.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -134,9 +141,100 @@ int RunCalibrate(const CalibrateOptions& o) {
   return kExitOk;
 }
 
+struct ServeFlags {
+  DeploymentFlags deployment;
+  engine::ServeOptions serve;
+  std::string cpus;
+  long flush_interval_us = -1;
+};
+
+std::vector<int> ParseCpus(const std::string& text) {
+  std::vector<int> cpus;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      std::size_t used = 0;
+      const int cpu = std::stoi(item, &used);
+      if (used != item.size() || cpu < 0) throw std::invalid_argument(item);
+      cpus.push_back(cpu);
+    } catch (const std::exception&) {
+      throw InputError(
+          Diagnostic{SourceMark{}, "", "--cpus", "expected CPU numbers separated by commas, got '" + item + "'"});
+    }
+  }
+  return cpus;
+}
+
+int RunServe(const ServeFlags& flags) {
+  engine::ServeOptions options = flags.serve;
+  options.deployment = ResolveDeploymentFlags(flags.deployment);
+  options.cpus = ParseCpus(flags.cpus);
+  if (flags.flush_interval_us >= 0) options.flush_interval = std::chrono::microseconds(flags.flush_interval_us);
+  // SIGINT and SIGTERM are taken by sigwait below: blocked before any thread starts, so every
+  // event-loop thread inherits the mask and none of them is interrupted.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  engine::EngineServer server(std::move(options));
+  server.Start();
+  const engine::Deployment& d = server.deployment();
+  const engine::ServeDescription& desc = server.description();
+  std::cerr << "infermark engine: " << d.model.name << " " << d.precision.precision << " on " << d.tp << "x "
+            << d.hardware.name << " (" << d.framework.name << "), max_model_len " << desc.max_model_len << ", KV "
+            << d.memory.kv_capacity_tokens << " tokens, time scale " << desc.time_scale
+            << (desc.time_scale == 0 ? " (max speed)" : "") << ", tokenizer " << desc.tokenizer
+            << (desc.tokenizer_stand_in ? " (stand-in)" : "") << ", served as '" << desc.served_model_name << "'\n";
+  const std::string host =
+      flags.serve.host.find(':') != std::string::npos ? "[" + flags.serve.host + "]" : flags.serve.host;
+  std::cout << "infermark engine: listening on http://" << host << ":" << server.port() << std::endl;
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  std::cerr << "infermark engine: " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM") << ", shutting down\n";
+  server.Stop();
+  return kExitOk;
+}
+
+void AddServeCommand(CLI::App* engine_cmd, CommandResult& result) {
+  auto f = std::make_shared<ServeFlags>();
+  auto* cmd = engine_cmd->add_subcommand(
+      "serve",
+      "Serve the modelled deployment as an OpenAI-compatible HTTP server (completions, chat, streaming, usage, "
+      "/v1/models, /health, /metrics) whose token timing follows the performance model");
+  AddDeploymentFlags(cmd, f->deployment);
+  engine::ServeOptions& s = f->serve;
+  cmd->add_option("--served-model-name", s.served_model_name, "Model name clients use (default: --model as given)");
+  cmd->add_option("--tokenizer", s.tokenizer,
+                  "Prompt tokenizer: tokenizer.json or its folder, or 'none' (default: the model's package under "
+                  "tools/tokenizers)");
+  cmd->add_option("--time-scale", s.time_scale, "Run the modelled hardware X times faster; 0 = max speed")
+      ->capture_default_str();
+  cmd->add_option("--emission-log", s.emission_log, "Write one JSON line per SSE event sent to this file");
+  cmd->add_option("--max-waiting", s.max_waiting, "Requests waiting for admission beyond this get 429 (0: no bound)")
+      ->capture_default_str();
+  cmd->add_option("--eos-mean-tokens", s.eos_mean_tokens,
+                  "Mean output length before EOS without ignore_eos (exponential; 0: always max_tokens)")
+      ->capture_default_str();
+  cmd->add_option("--seed", s.seed, "Seed of the output-length model")->capture_default_str();
+  cmd->add_option("--reasoning-fraction", s.reasoning_fraction,
+                  "Reasoning models: share of a chat output sent as reasoning_content")
+      ->capture_default_str();
+  cmd->add_option("--host", s.host, "Address to listen on")->capture_default_str();
+  cmd->add_option("--port", s.port, "Port (0: pick a free one and print it)")->required();
+  cmd->add_option("--threads", s.threads, "HTTP event-loop threads (the engine runs on the first)")
+      ->capture_default_str();
+  cmd->add_option("--cpus", f->cpus, "CPUs to pin the event loops to, comma-separated");
+  cmd->add_option("--flush-interval-us", f->flush_interval_us,
+                  "Output waits this long to share socket writes (default: 0, or 1000 at max speed)");
+  cmd->callback([f, &result] { result.exit_code = RunServe(*f); });
+}
+
 void AddEngineCommand(CLI::App& app, CommandResult& result) {
-  auto* cmd = app.add_subcommand("engine", "The built-in engine: calibration (the server comes with src/http)");
+  auto* cmd = app.add_subcommand("engine", "The built-in engine: serve it over HTTP, calibrate its model");
   cmd->require_subcommand(1);
+  AddServeCommand(cmd, result);
   auto o = std::make_shared<CalibrateOptions>();
   auto* cal = cmd->add_subcommand(
       "calibrate",

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/deployment_flags.hpp"
 #include "core/exit_codes.hpp"
 #include "core/json_text.hpp"
 #include "engine/predict.hpp"
@@ -18,13 +19,11 @@ namespace infermark::cli {
 namespace {
 
 struct PredictOptions {
+  DeploymentFlags flags;
   engine::DeploymentOptions deployment;
   engine::PredictSweep sweep;
   std::string conc = "1,2,4,8,16,32,64";
-  std::string acceptance;
   std::string format;
-  bool no_prefix_caching = false;
-  bool enable_prefix_caching = false;
   bool verbose = false;
 };
 
@@ -44,20 +43,6 @@ std::vector<int> ParseIntList(const std::string& text, const std::string& flag) 
     }
   }
   if (out.empty()) throw InputError(Diagnostic{SourceMark{}, "", flag, "needs at least one value"});
-  return out;
-}
-
-std::vector<double> ParseRates(const std::string& text) {
-  std::vector<double> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      out.push_back(std::stod(item));
-    } catch (const std::exception&) {
-      throw InputError(Diagnostic{SourceMark{}, "", "--acceptance", "expected numbers in [0, 1], got '" + item + "'"});
-    }
-  }
   return out;
 }
 
@@ -88,9 +73,7 @@ Json PointJson(const engine::Deployment& d, const engine::PredictSweep& s, const
 int RunPredict(const PredictOptions& o) {
   PredictOptions opts = o;
   opts.sweep.concurrencies = ParseIntList(o.conc, "--conc");
-  if (!o.acceptance.empty()) opts.deployment.acceptance = ParseRates(o.acceptance);
-  if (o.no_prefix_caching) opts.deployment.prefix_caching = false;
-  if (o.enable_prefix_caching) opts.deployment.prefix_caching = true;
+  opts.deployment = ResolveDeploymentFlags(o.flags);
   if (opts.sweep.isl < 1 || opts.sweep.osl < 1)
     throw InputError(Diagnostic{SourceMark{}, "", "--isl", "--isl and --osl must be positive"});
   if (!(opts.sweep.range_ratio > 0 && opts.sweep.range_ratio <= 1))
@@ -132,36 +115,13 @@ void AddPredictCommand(CLI::App& app, CommandResult& result) {
       "predict",
       "Predict InferenceX's figures for a deployment in virtual time: the built-in engine's scheduler and "
       "step-time model under a simulated closed-loop client (10 x conc prompts, lengths in [0.8 L, L])");
-  engine::DeploymentOptions& d = o->deployment;
-  cmd->add_option("--model", d.model, "Built-in model (name or HF id) or path to an HF config.json")->required();
-  cmd->add_option("--hardware", d.hardware, "GPU: h100, h200, b200, b300, gb200, gb300, mi300x, mi325x, mi355x")
-      ->required();
-  cmd->add_option("--framework", d.framework, "vllm, sglang or trt")->capture_default_str();
-  cmd->add_option("--precision", d.precision, "bf16, fp8, fp4 or int4")->capture_default_str();
-  cmd->add_option("--kv-cache-dtype", d.kv_cache_dtype, "auto, bf16 or fp8")->capture_default_str();
-  cmd->add_option("--tp", d.tp, "Tensor-parallel GPUs")->capture_default_str();
-  cmd->add_option("--ep", d.ep, "Expert-parallel degree (1 or the TP size)")->capture_default_str();
-  cmd->add_flag("--dp-attn", d.dp_attention, "Attention data-parallel over the TP GPUs");
+  AddDeploymentFlags(cmd, o->flags);
   cmd->add_option("--isl", o->sweep.isl, "Input length")->capture_default_str();
   cmd->add_option("--osl", o->sweep.osl, "Output length")->capture_default_str();
   cmd->add_option("--conc", o->conc, "Concurrencies, comma-separated")->capture_default_str();
   cmd->add_option("--random-range-ratio", o->sweep.range_ratio, "Lengths are uniform in [ratio L, L]")
       ->capture_default_str();
   cmd->add_option("--num-prompts", o->sweep.num_prompts, "Requests per point (default 10 x conc)");
-  cmd->add_option("--block-size", d.block_size, "KV block size (default: the framework's)");
-  cmd->add_option("--max-num-seqs", d.max_num_seqs, "Most running sequences (default: the framework's)");
-  cmd->add_option("--max-num-batched-tokens", d.max_num_batched_tokens, "Token budget per forward pass");
-  cmd->add_option("--gpu-memory-utilization", d.gpu_memory_utilization, "Fraction of GPU memory the engine uses");
-  cmd->add_option("--stream-interval", d.stream_interval, "Tokens per streamed chunk");
-  cmd->add_option("--max-model-len", d.max_model_len, "Longest prompt + output accepted");
-  cmd->add_flag("--no-enable-prefix-caching", o->no_prefix_caching, "Disable prefix caching");
-  cmd->add_flag("--enable-prefix-caching", o->enable_prefix_caching, "Enable prefix caching");
-  cmd->add_option("--spec-decoding", d.spec_decoding, "none or mtp")->capture_default_str();
-  cmd->add_option("--num-speculative-tokens", d.num_speculative_tokens, "Draft tokens per step (mtp)");
-  cmd->add_option("--acceptance", o->acceptance, "Acceptance rate, or one per draft position, comma-separated");
-  cmd->add_flag(
-      "--no-calibration", [&d = o->deployment](std::int64_t) { d.use_calibration = false; },
-      "Use the framework's prior factors, not data/engine/calibrated/");
   cmd->add_option("--format", o->format, "json (default when piped) or table")->check(CLI::IsMember({"json", "table"}));
   cmd->add_flag("-v,--verbose", o->verbose, "Describe the resolved deployment on stderr");
   cmd->callback([o, &result] { result.exit_code = RunPredict(*o); });

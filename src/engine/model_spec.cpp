@@ -159,6 +159,13 @@ ModelSpec LoadModelFile(const std::string& path) {
       m.precisions[key.text] = o;
     }
   }
+  if (const YamlNode* n = r.Mapping("tokenizer", Need::kDefaulted)) {
+    catalog::FieldReader f(ctx, *n, "tokenizer");
+    m.tokenizer = f.String("package", Need::kRequired, 1).value_or("");
+    m.tokenizer_stand_in = f.Bool("stand_in", Need::kDefaulted).value_or(false);
+    f.RejectUnknown();
+  }
+  m.reasoning = r.Bool("reasoning", Need::kDefaulted).value_or(false);
   r.RejectUnknown();
   if (problems.empty() && attention_ok) CheckModel(m, ctx, &doc.root);
   if (problems.empty() && m.published_total_params > 0) {

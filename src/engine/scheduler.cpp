@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 namespace infermark::engine {
 
@@ -296,6 +297,22 @@ void Scheduler::Complete(EventSink& sink) {
   }
   for (std::size_t i = running_.size(); i-- > 0;)
     if (running_[i]->emitted >= running_[i]->req.max_tokens) Finish(i);
+}
+
+void Scheduler::Abort(const std::vector<std::uint64_t>& ids) {
+  if (ids.empty()) return;
+  // One pass over each queue whatever the number of ids (a whole benchmark's clients may leave at once).
+  const std::unordered_set<std::uint64_t> gone(ids.begin(), ids.end());
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    if (gone.count(running_[i]->req.id)) {
+      pool_.Release(running_[i]->blocks);
+    } else {
+      running_[kept++] = std::move(running_[i]);
+    }
+  }
+  running_.resize(kept);
+  std::erase_if(waiting_, [&](const std::unique_ptr<Seq>& s) { return gone.count(s->req.id) > 0; });
 }
 
 std::int64_t Scheduler::BlocksHeld() const {

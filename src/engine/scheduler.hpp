@@ -90,6 +90,10 @@ class Scheduler {
   /// Applies the planned pass at its end and reports its chunks to `sink`.
   void Complete(EventSink& sink);
 
+  /// Removes requests whose client went away: running ones give their KV blocks back, waiting
+  /// ones leave the queue; unknown ids are ignored. Must not fall between `Plan` and `Complete`.
+  void Abort(const std::vector<std::uint64_t>& ids);
+
   /// Sequences being served.
   [[nodiscard]] std::size_t Running() const { return running_.size(); }
   /// Sequences waiting for admission.

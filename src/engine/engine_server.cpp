@@ -1,0 +1,338 @@
+#include "engine/engine_server.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <ctime>
+#include <filesystem>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "core/diagnostic.hpp"
+#include "engine/api_error.hpp"
+#include "engine/engine_data.hpp"
+#include "engine/openai_request.hpp"
+#include "engine/output_length.hpp"
+#include "engine/realtime_engine.hpp"
+#include "engine/step_time.hpp"
+#include "engine/token_vocabulary.hpp"
+#include "http/monotonic_clock.hpp"
+#include "http/server.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace infermark::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+InputError Bad(const std::string& flag, const std::string& rule) {
+  return InputError(Diagnostic{SourceMark{}, "", flag, rule});
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::uint64_t Mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Hashes of the prompt's full blocks, each covering every token before its end (a chain), as
+// prefix caching keys blocks.
+std::vector<std::uint64_t> BlockHashes(const std::vector<std::uint32_t>& ids, int block_size) {
+  std::vector<std::uint64_t> hashes;
+  std::uint64_t h = 0x6A09E667F3BCC908ull;
+  const std::size_t full = ids.size() / static_cast<std::size_t>(block_size);
+  hashes.reserve(full);
+  for (std::size_t b = 0; b < full; ++b) {
+    for (std::size_t i = b * std::size_t(block_size); i < (b + 1) * std::size_t(block_size); ++i) h = Mix(h ^ ids[i]);
+    hashes.push_back(h);
+  }
+  return hashes;
+}
+
+}  // namespace
+
+std::string ResolveTokenizerPath(const std::string& setting, const ModelSpec& model, const std::string& data_dir) {
+  if (!setting.empty()) {
+    if (setting != "none" && !fs::exists(setting)) throw Bad("--tokenizer", "no such file or folder: " + setting);
+    return setting;
+  }
+  if (model.tokenizer.empty())
+    throw Bad("--tokenizer", "model '" + model.name +
+                                 "' names no default tokenizer: pass --tokenizer PATH (a tokenizer.json or its "
+                                 "folder) or --tokenizer none");
+  std::vector<fs::path> roots;
+  if (const char* env = std::getenv("INFERMARK_TOKENIZERS"); env && *env) roots.emplace_back(env);
+  roots.push_back(fs::path(data_dir).parent_path().parent_path() / "tools/tokenizers/node_modules");
+  roots.push_back(fs::current_path() / "tools/tokenizers/node_modules");
+  for (const fs::path& root : roots) {
+    const fs::path dir = root / model.tokenizer / "models";
+    if (fs::exists(dir / "tokenizer.json")) return dir.string();
+  }
+  throw Bad("--tokenizer", "the tokenizer package " + model.tokenizer + " of model '" + model.name +
+                               "' is not installed under tools/tokenizers/node_modules (run scripts/setup.sh), "
+                               "or pass --tokenizer PATH or --tokenizer none");
+}
+
+struct EngineServer::Impl {
+  ServeOptions options;
+  Deployment deployment;
+  std::unique_ptr<StepTimeModel> model;
+  std::optional<tokenizer::Tokenizer> tok;
+  std::unique_ptr<TokenVocabulary> vocabulary;
+  std::shared_ptr<EmissionLog> log;
+  ServeDescription description;
+  std::string models_body;
+  std::atomic<std::uint64_t> arrivals{0};
+  std::unique_ptr<http::Server> server;
+  std::unique_ptr<RealtimeEngine> engine;
+  bool stopped = false;
+
+  bool AcceptsModel(const std::string& name) const {
+    if (name == description.served_model_name || EqualsIgnoreCase(name, deployment.model.name)) return true;
+    return std::any_of(deployment.model.aliases.begin(), deployment.model.aliases.end(),
+                       [&](const std::string& a) { return EqualsIgnoreCase(a, name); });
+  }
+
+  void HandleGenerate(http::Request& request, http::Responder responder, Endpoint endpoint);
+};
+
+void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder responder, Endpoint endpoint) {
+  auto fail = [&responder](const ApiError& e) { responder.Respond(e.status, "application/json", ErrorBody(e)); };
+  auto parsed = ParseApiRequest(request.body, endpoint);
+  if (auto* e = std::get_if<ApiError>(&parsed)) return fail(*e);
+  ApiRequest& r = std::get<ApiRequest>(parsed);
+  if (!r.model.empty() && !AcceptsModel(r.model))
+    return fail(
+        ApiError{404, "The model `" + r.model + "` does not exist.", "NotFoundError", "model", "model_not_found"});
+  thread_local std::vector<std::uint32_t> ids;
+  ids.clear();
+  std::int64_t prompt_tokens = 0;
+  if (r.prompt_is_ids) {
+    if (tok && r.max_prompt_id >= std::int64_t(tok->IdLimit()))
+      return fail(ApiError{400,
+                           "token id " + std::to_string(r.max_prompt_id) + " is out of vocabulary (ids below " +
+                               std::to_string(tok->IdLimit()) + ")",
+                           "invalid_request_error", "prompt", ""});
+    ids.swap(r.prompt_ids);
+    prompt_tokens = std::int64_t(ids.size());
+  } else if (tok) {
+    // Completions add the tokenizer's special tokens (e.g. BOS) as servers do; a chat prompt is
+    // already the whole template.
+    tok->EncodeInto(r.prompt_text, ids, endpoint == Endpoint::kCompletions);
+    prompt_tokens = std::int64_t(ids.size());
+  } else {
+    prompt_tokens = (std::int64_t(r.prompt_text.size()) + 3) / 4;
+  }
+  if (prompt_tokens < 1) return fail(ApiError{400, "the prompt is empty", "invalid_request_error", "prompt", ""});
+  const SchedulerConfig& sc = deployment.scheduler;
+  const std::int64_t max_len = sc.max_model_len;
+  const std::int64_t max_tokens = r.max_tokens.value_or(std::max<std::int64_t>(max_len - prompt_tokens, 0));
+  if (prompt_tokens + max_tokens > max_len || max_tokens < 1) {
+    return fail(ApiError{
+        400,
+        "This model's maximum context length is " + std::to_string(max_len) + " tokens. However, you requested " +
+            std::to_string(prompt_tokens + max_tokens) + " tokens (" + std::to_string(prompt_tokens) +
+            " in the prompt, " + std::to_string(max_tokens) +
+            " for the completion). Please reduce the length of the prompt or completion.",
+        "invalid_request_error", endpoint == Endpoint::kChat ? "messages" : "prompt", "context_length_exceeded"});
+  }
+  const double kv_tokens = double(sc.num_blocks) * sc.block_size;
+  if (double(prompt_tokens + max_tokens) + model->decode_query_tokens() > kv_tokens) {
+    return fail(ApiError{400,
+                         "prompt + max_tokens (" + std::to_string(prompt_tokens + max_tokens) +
+                             " tokens) exceeds the KV cache of this deployment (" +
+                             std::to_string(static_cast<std::int64_t>(kv_tokens)) + " tokens)",
+                         "invalid_request_error", "max_tokens", "context_length_exceeded"});
+  }
+  const std::uint64_t arrival = arrivals.fetch_add(1, std::memory_order_relaxed);
+  const std::uint64_t seed = r.seed ? Mix(*r.seed) : Mix(options.seed ^ Mix(arrival));
+  auto admitted = std::make_shared<AdmittedRequest>();
+  AdmittedRequest& a = *admitted;
+  a.endpoint = endpoint;
+  a.stream = r.stream;
+  a.include_usage = r.include_usage;
+  a.continuous_usage = r.continuous_usage;
+  a.prompt_tokens = static_cast<int>(prompt_tokens);
+  a.max_tokens = static_cast<int>(max_tokens);
+  a.output_tokens =
+      static_cast<int>(DrawOutputLength(seed, options.eos_mean_tokens, r.min_tokens, max_tokens, r.ignore_eos));
+  if (endpoint == Endpoint::kChat && deployment.model.reasoning && a.output_tokens >= 2) {
+    const int share = static_cast<int>(double(a.output_tokens) * options.reasoning_fraction);
+    a.reasoning_tokens = std::clamp(share, options.reasoning_fraction > 0 ? 1 : 0, a.output_tokens - 1);
+  }
+  if (sc.prefix_caching && !ids.empty()) a.block_hashes = BlockHashes(ids, sc.block_size);
+  a.received_ns = request.received_ns;
+  a.created = static_cast<std::uint64_t>(std::time(nullptr));
+  a.responder = std::move(responder);
+  server->loops().Post(0, [this, admitted] { engine->Admit(std::move(*admitted)); });
+}
+
+EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.options = std::move(options);
+  const ServeOptions& o = m.options;
+  if (!(o.time_scale >= 0)) throw Bad("--time-scale", "must be 0 (max speed) or positive");
+  if (o.threads < 1) throw Bad("--threads", "must be at least 1");
+  if (o.max_waiting < 0) throw Bad("--max-waiting", "must be 0 (no bound) or positive");
+  if (!(o.reasoning_fraction >= 0 && o.reasoning_fraction <= 1)) throw Bad("--reasoning-fraction", "must be in [0, 1]");
+  if (!(o.eos_mean_tokens >= 0)) throw Bad("--eos-mean-tokens", "must be 0 (no EOS) or positive");
+  const EngineData& data = DefaultEngineData();
+  m.deployment = ResolveDeployment(data, o.deployment);
+  m.model = std::make_unique<StepTimeModel>(m.deployment);
+  const std::string tokenizer_path = ResolveTokenizerPath(o.tokenizer, m.deployment.model, data.dir);
+  if (tokenizer_path != "none") m.tok = tokenizer::Tokenizer::Load(tokenizer_path);
+  m.vocabulary = std::make_unique<TokenVocabulary>(m.tok ? &*m.tok : nullptr);
+  if (!o.emission_log.empty()) {
+    try {
+      m.log = std::make_shared<EmissionLog>(o.emission_log);
+    } catch (const std::runtime_error& e) {
+      throw Bad("--emission-log", e.what());
+    }
+  }
+  ServeDescription& d = m.description;
+  d.served_model_name = o.served_model_name.empty() ? o.deployment.model : o.served_model_name;
+  d.tokenizer = tokenizer_path;
+  d.tokenizer_stand_in = o.tokenizer.empty() && m.deployment.model.tokenizer_stand_in;
+  d.max_model_len = m.deployment.scheduler.max_model_len;
+  d.time_scale = o.time_scale;
+
+  nlohmann::ordered_json card;
+  card["id"] = d.served_model_name;
+  card["object"] = "model";
+  card["created"] = static_cast<std::int64_t>(std::time(nullptr));
+  card["owned_by"] = "infermark";
+  card["root"] = m.deployment.model.name;
+  card["parent"] = nullptr;
+  card["max_model_len"] = d.max_model_len;
+  card["tokenizer"] =
+      m.tok ? (m.deployment.model.tokenizer.empty() || !o.tokenizer.empty() ? tokenizer_path
+                                                                            : m.deployment.model.tokenizer)
+            : std::string("none");
+  card["tokenizer_path"] = tokenizer_path;
+  card["tokenizer_stand_in"] = d.tokenizer_stand_in;
+  card["time_scale"] = o.time_scale;
+  card["max_speed"] = o.time_scale == 0;
+  card["hardware"] = m.deployment.hardware.name;
+  card["num_gpus"] = m.deployment.NumGpus();
+  card["tp"] = m.deployment.tp;
+  card["ep"] = m.deployment.ep;
+  card["dp_attention"] = m.deployment.dp_attention;
+  card["framework"] = m.deployment.framework.name;
+  card["precision"] = m.deployment.precision.precision;
+  card["kv_cache_dtype"] = m.deployment.precision.kv_dtype;
+  card["block_size"] = m.deployment.scheduler.block_size;
+  card["max_num_seqs"] = m.deployment.scheduler.max_num_seqs;
+  card["max_num_batched_tokens"] = m.deployment.scheduler.max_num_batched_tokens;
+  card["kv_capacity_tokens"] = m.deployment.memory.kv_capacity_tokens;
+  card["reasoning"] = m.deployment.model.reasoning;
+  nlohmann::ordered_json models;
+  models["object"] = "list";
+  models["data"] = nlohmann::ordered_json::array({card});
+  m.models_body = models.dump();
+
+  http::ServerOptions so;
+  so.address = o.host;
+  so.port = o.port;
+  so.threads = o.threads;
+  so.cpus = o.cpus;
+  const bool max_speed = o.time_scale == 0;
+  so.flush_interval =
+      o.flush_interval.count() >= 0 ? o.flush_interval : std::chrono::microseconds(max_speed ? 1000 : 0);
+  RealtimeOptions ro;
+  if (max_speed) so.high_water_bytes = ro.high_water_bytes;
+  m.server = std::make_unique<http::Server>(so);
+  ro.time_scale = o.time_scale;
+  ro.max_waiting = o.max_waiting;
+  ro.model_name = d.served_model_name;
+  ro.model_json = nlohmann::json(d.served_model_name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  ro.engine_loop = 0;
+  ro.emission_log = m.log;
+  m.engine = std::make_unique<RealtimeEngine>(m.deployment.scheduler, *m.model, *m.vocabulary, m.server->loops(),
+                                              std::move(ro));
+
+  Impl* impl = impl_.get();
+  m.server->Route("POST", "/v1/completions", [impl](http::Request& request, http::Responder responder) {
+    impl->HandleGenerate(request, std::move(responder), Endpoint::kCompletions);
+  });
+  m.server->Route("POST", "/v1/chat/completions", [impl](http::Request& request, http::Responder responder) {
+    impl->HandleGenerate(request, std::move(responder), Endpoint::kChat);
+  });
+  m.server->Route("GET", "/v1/models", [impl](http::Request&, http::Responder responder) {
+    responder.Respond(200, "application/json", impl->models_body);
+  });
+  m.server->Route("GET", "/health", [](http::Request&, http::Responder responder) { responder.Respond(200, "", ""); });
+  m.server->Route("GET", "/metrics", [impl](http::Request&, http::Responder responder) {
+    auto shared = std::make_shared<http::Responder>(std::move(responder));
+    impl->server->loops().Post(0, [impl, shared] { impl->engine->RespondMetrics(std::move(*shared)); });
+  });
+  m.server->SetFallback([](http::Request& request, http::Responder responder) {
+    static const std::vector<std::pair<std::string_view, std::string_view>> kRoutes{{"/v1/completions", "POST"},
+                                                                                    {"/v1/chat/completions", "POST"},
+                                                                                    {"/v1/models", "GET"},
+                                                                                    {"/health", "GET"},
+                                                                                    {"/metrics", "GET"}};
+    const std::string_view path = request.Path();
+    for (const auto& [known, method] : kRoutes) {
+      if (known != path) continue;
+      http::Response r;
+      r.status = 405;
+      r.body = ErrorBody(ApiError{405, "method " + request.method + " is not allowed on " + std::string(path),
+                                  "invalid_request_error", "", "method_not_allowed"});
+      r.headers.push_back({"Allow", std::string(method)});
+      responder.Respond(r);
+      return;
+    }
+    responder.Respond(404, "application/json",
+                      ErrorBody(ApiError{404, "no route for " + std::string(path), "NotFoundError", "", "not_found"}));
+  });
+}
+
+EngineServer::~EngineServer() {
+  Stop();
+}
+
+void EngineServer::Start() {
+  impl_->server->Start();
+}
+
+void EngineServer::Stop() {
+  Impl& m = *impl_;
+  if (m.stopped) return;
+  m.stopped = true;
+  if (m.server->port() != 0) {
+    std::promise<void> done;
+    m.server->loops().Post(0, [&m, &done] {
+      m.engine->Shutdown();
+      done.set_value();
+    });
+    done.get_future().wait();
+  }
+  m.server->Stop();
+  if (m.log) m.log->Flush();
+}
+
+std::uint16_t EngineServer::port() const {
+  return impl_->server->port();
+}
+
+const Deployment& EngineServer::deployment() const {
+  return impl_->deployment;
+}
+
+const ServeDescription& EngineServer::description() const {
+  return impl_->description;
+}
+
+http::EventLoops& EngineServer::loops() {
+  return impl_->server->loops();
+}
+
+}  // namespace infermark::engine

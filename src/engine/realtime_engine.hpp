@@ -1,0 +1,117 @@
+// The real-time driver of the scheduler: requests arrive from HTTP, the scheduler plans each
+// forward pass, the step-time model gives its duration, and a timer on the engine's event loop
+// fires at the pass's end (scaled by the time scale) to stream the tokens it produced. One loop
+// thread owns all of it: no thread per request, no locks on the hot path.
+//
+// Clocks: the engine's virtual clock is real time × time scale since start. Passes run back to
+// back on it; a timer that fires late (a loaded machine) delays the tokens but not the next pass,
+// unless it is more than 5 ms late (real), when the clock slips to now rather than emit a burst.
+// At time scale 0 (max speed) passes complete at once, in turns of up to 64 passes or 0.5 ms
+// after which the loop writes what the turn produced; a stream whose client is more than 32 KiB
+// behind pauses the engine until it catches up (the engine is as fast as its slowest reader).
+//
+// Each chunk's JSON is pre-rendered per request (head) and per token (vocabulary words): a chunk
+// costs a few appends into a reused buffer and one StreamWriter::Send, one SSE event per Send.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/emission_log.hpp"
+#include "engine/openai_request.hpp"
+#include "engine/scheduler.hpp"
+#include "engine/serve_metrics.hpp"
+#include "engine/token_vocabulary.hpp"
+#include "http/event_loops.hpp"
+#include "http/responder.hpp"
+
+namespace infermark::engine {
+
+/// A validated request, ready for the scheduler.
+struct AdmittedRequest {
+  Endpoint endpoint = Endpoint::kCompletions;  ///< Completions or chat.
+  bool stream = false;                         ///< Stream SSE.
+  bool include_usage = false;                  ///< Final usage chunk.
+  bool continuous_usage = false;               ///< Usage in every chunk.
+  int prompt_tokens = 0;                       ///< Prompt length.
+  int max_tokens = 0;                          ///< The request's limit.
+  int output_tokens = 0;                       ///< Tokens it will produce (EOS model applied).
+  int reasoning_tokens = 0;                    ///< The first this many are reasoning_content (chat).
+  std::vector<std::uint64_t> block_hashes;     ///< Prompt block hashes (prefix caching).
+  std::int64_t received_ns = 0;                ///< When the request arrived (MonotonicNs).
+  std::uint64_t created = 0;                   ///< Unix time for `created`.
+  http::Responder responder;                   ///< Where the answer goes.
+};
+
+/// Settings of the driver.
+struct RealtimeOptions {
+  double time_scale = 1.0;                    ///< 0 = max speed.
+  std::int64_t max_waiting = 0;               ///< Queue bound (0: none).
+  std::string model_json;                     ///< The served model name as a JSON string (quoted).
+  std::string model_name;                     ///< The served model name.
+  std::size_t engine_loop = 0;                ///< Loop the engine runs on.
+  std::size_t high_water_bytes = 32 * 1024;   ///< Max speed: a stream buffered beyond this pauses the engine.
+  std::shared_ptr<EmissionLog> emission_log;  ///< May be null.
+};
+
+/// The driver. Every method except the constructor must run on the engine loop.
+class RealtimeEngine final : public EventSink {
+ public:
+  /// `model`, `vocabulary` and `loops` must outlive the engine.
+  RealtimeEngine(const SchedulerConfig& config, const StepTimeModel& model, const TokenVocabulary& vocabulary,
+                 http::EventLoops& loops, RealtimeOptions options);
+  ~RealtimeEngine() override;
+
+  /// Takes a request: answers 429 when the queue is full, else starts its stream (streaming) and
+  /// queues it.
+  void Admit(AdmittedRequest request);
+  /// Answers GET /metrics.
+  void RespondMetrics(http::Responder responder);
+  /// Ends every open stream (server shutdown).
+  void Shutdown();
+
+  void OnChunk(const TokenEvent& event) override;
+
+ private:
+  struct Stream;
+  Stream* Find(std::uint64_t id);
+  void Release(Stream* s);
+  void Cancel(std::uint64_t id);
+  void Kick();
+  void Turn();
+  void MaxSpeedTurn();
+  void Drain();
+  std::int64_t VirtualNow() const;
+  void SendEvent(Stream& s, const std::string& bytes, int tokens);
+  void SendTokens(Stream& s, int begin, int end, bool finished);
+  void SendUsage(Stream& s);
+  void RespondWhole(Stream& s);
+  void AppendUsage(std::string& out, const Stream& s) const;
+
+  SchedulerConfig config_;
+  const StepTimeModel& model_;
+  const TokenVocabulary& vocabulary_;
+  http::EventLoops& loops_;
+  RealtimeOptions options_;
+  Scheduler scheduler_;
+  ServeMetrics metrics_;
+  std::vector<std::unique_ptr<Stream>> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::uint64_t next_serial_ = 0;
+  std::vector<std::uint64_t> aborts_;
+  std::vector<std::uint64_t> pressured_;
+  std::string scratch_;
+  std::int64_t epoch_ns_ = 0;       // real time of virtual 0
+  std::int64_t last_end_v_ = 0;     // virtual end of the last pass
+  std::int64_t step_model_ns_ = 0;  // virtual end of the pass being completed
+  std::int64_t now_ns_ = 0;         // real time the current pass completes
+  bool busy_ = false;               // a turn is scheduled or a pass is in flight
+  bool in_flight_ = false;          // a pass was planned and awaits Complete
+  bool continuous_ = false;         // the next pass follows the last one back to back
+  bool shut_down_ = false;
+};
+
+}  // namespace infermark::engine

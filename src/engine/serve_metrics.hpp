@@ -1,0 +1,56 @@
+// The engine server's Prometheus metrics, under vLLM's names so dashboards and scrapers made for
+// vLLM read them unchanged: running/waiting requests, KV-cache usage, token counters, request
+// counts by finish reason, and histograms of TTFT, time per output token and end-to-end latency
+// (real seconds, i.e. the modelled time divided by the time scale). Owned by the engine's loop
+// thread: updated there and rendered there for GET /metrics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace infermark::engine {
+
+/// A Prometheus histogram with fixed upper bounds.
+class Histogram {
+ public:
+  /// Buckets with these upper bounds (ascending; +Inf is implied).
+  explicit Histogram(std::vector<double> bounds);
+  /// Adds one observation.
+  void Observe(double value);
+  /// Appends `name_bucket{labels,le=…}`, `name_sum` and `name_count` lines.
+  void Render(std::string& out, const std::string& name, const std::string& labels) const;
+
+ private:
+  std::vector<double> bounds_;
+  std::vector<std::uint64_t> counts_;  // per bucket, not cumulative; last = +Inf
+  double sum_ = 0;
+  std::uint64_t count_ = 0;
+};
+
+/// Gauges read from the scheduler when rendering.
+struct SchedulerGauges {
+  std::size_t running = 0;       ///< Sequences in the batch.
+  std::size_t waiting = 0;       ///< Sequences queued.
+  double kv_usage = 0;           ///< Fraction of KV blocks in use (0–1).
+  std::int64_t preemptions = 0;  ///< Preemptions so far.
+};
+
+/// Every metric of one server.
+struct ServeMetrics {
+  ServeMetrics();
+  std::uint64_t prompt_tokens = 0;      ///< vllm:prompt_tokens_total.
+  std::uint64_t generation_tokens = 0;  ///< vllm:generation_tokens_total.
+  std::uint64_t finished_length = 0;    ///< vllm:request_success_total{finished_reason="length"}.
+  std::uint64_t finished_stop = 0;      ///< vllm:request_success_total{finished_reason="stop"}.
+  std::uint64_t aborted = 0;            ///< vllm:request_success_total{finished_reason="abort"} (client left).
+  std::uint64_t rejected = 0;           ///< infermark:requests_rejected_total (queue bound).
+  Histogram ttft;                       ///< vllm:time_to_first_token_seconds.
+  Histogram tpot;                       ///< vllm:time_per_output_token_seconds.
+  Histogram e2e;                        ///< vllm:e2e_request_latency_seconds.
+
+  /// The Prometheus text exposition for model `model_name`.
+  [[nodiscard]] std::string Render(const std::string& model_name, const SchedulerGauges& gauges) const;
+};
+
+}  // namespace infermark::engine

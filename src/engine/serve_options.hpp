@@ -1,0 +1,36 @@
+// Settings of `infermark engine serve`: the modelled deployment plus how the server runs.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/deployment.hpp"
+
+namespace infermark::engine {
+
+/// Everything `engine serve` needs.
+struct ServeOptions {
+  DeploymentOptions deployment;   ///< The modelled deployment (model, GPU, parallelism, scheduler).
+  std::string served_model_name;  ///< Name in responses and /v1/models (default: --model as given).
+  /// Prompt tokenizer: a tokenizer.json or a folder holding one; empty: the model's default package
+  /// from tools/tokenizers/node_modules; "none": no tokenizer (a prompt counts one token per 4 bytes).
+  std::string tokenizer;
+  double time_scale = 1.0;          ///< Modelled hardware runs this many times faster; 0 = max speed.
+  std::string emission_log;         ///< JSON-lines file of every SSE event sent (empty: none).
+  std::int64_t max_waiting = 0;     ///< Requests waiting for admission above this get 429 (0: no bound).
+  std::string host = "127.0.0.1";   ///< Address to listen on.
+  std::uint16_t port = 0;           ///< Port (0: pick one).
+  std::size_t threads = 1;          ///< HTTP event-loop threads (the engine runs on the first).
+  std::vector<int> cpus;            ///< CPUs to pin the loops to (empty: no pinning).
+  double eos_mean_tokens = 256;     ///< Mean output length before EOS for requests without ignore_eos (0: no EOS).
+  std::uint64_t seed = 0;           ///< Seed of the output-length model.
+  double reasoning_fraction = 0.5;  ///< Reasoning models: share of the output sent as reasoning_content.
+  /// ServerOptions::flush_interval: output waits this long to share writes (default: 0 in real
+  /// time, 1 ms in max-speed mode).
+  std::chrono::microseconds flush_interval{-1};
+};
+
+}  // namespace infermark::engine
