@@ -219,6 +219,10 @@ std::size_t Tokenizer::VocabSize() const {
   return impl_->vocab_size;
 }
 
+std::size_t Tokenizer::ModelVocabSize() const {
+  return impl_->parts.model->VocabSize();
+}
+
 std::uint32_t Tokenizer::IdLimit() const {
   return impl_->id_limit;
 }

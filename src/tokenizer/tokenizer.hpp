@@ -68,6 +68,10 @@ class Tokenizer {
   /// Vocabulary size including added tokens (`get_vocab_size(with_added_tokens=True)`).
   [[nodiscard]] std::size_t VocabSize() const;
 
+  /// Vocabulary size of the model alone, without added tokens (Hugging Face's `vocab_size`): the
+  /// range random prompts draw their token ids from.
+  [[nodiscard]] std::size_t ModelVocabSize() const;
+
   /// One more than the largest id any token has.
   [[nodiscard]] std::uint32_t IdLimit() const;
 

@@ -1,0 +1,259 @@
+#include "loadgen/api_driver.hpp"
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "http/sse_parser.hpp"
+
+namespace infermark::loadgen {
+namespace {
+
+namespace dom = simdjson::dom;
+
+// What one data event said.
+struct EventFacts {
+  bool has_choices = false;
+  bool has_text = false;  // content, reasoning or completion text that is not empty
+  bool has_usage = false;
+  std::int64_t prompt_tokens = -1;
+  std::int64_t completion_tokens = -1;
+  bool is_error = false;
+  std::string error{};
+};
+
+// simdjson reads up to SIMDJSON_PADDING bytes past the end of its input; the read buffer the
+// event views has no such guarantee, so each event is copied once into this reused buffer. The
+// DOM parser validates the whole event (a malformed one must fail its request) and picks the
+// CPU's best kernels at run time.
+struct EventParser {
+  dom::parser parser;
+  std::string buffer;
+};
+
+EventParser& ThreadParser() {
+  thread_local EventParser p;
+  return p;
+}
+
+void ReadUsage(dom::element value, EventFacts& facts) {
+  dom::object usage;
+  if (value.get(usage) != simdjson::SUCCESS) return;  // null or absent
+  facts.has_usage = true;
+  std::int64_t n = 0;
+  if (usage["prompt_tokens"].get(n) == simdjson::SUCCESS) facts.prompt_tokens = n;
+  if (usage["completion_tokens"].get(n) == simdjson::SUCCESS) facts.completion_tokens = n;
+}
+
+// Appends a string field's text; null, absent or another type adds nothing.
+void AppendText(simdjson::simdjson_result<dom::element> value, std::string* text, bool& has_text) {
+  std::string_view s;
+  if (value.get(s) != simdjson::SUCCESS || s.empty()) return;
+  has_text = true;
+  if (text != nullptr) text->append(s);
+}
+
+void ReadChoice(dom::element choice, Api api, std::string* text, bool& has_text) {
+  if (api == Api::kCompletions) {
+    AppendText(choice["text"], text, has_text);
+    return;
+  }
+  dom::object delta;
+  if (choice["delta"].get(delta) != simdjson::SUCCESS) return;
+  AppendText(delta["content"], text, has_text);
+  // Reasoning text starts the first-text clock but is not part of the answer's text.
+  AppendText(delta["reasoning_content"], nullptr, has_text);
+  AppendText(delta["reasoning"], nullptr, has_text);
+}
+
+bool ParseEvent(std::string_view data, Api api, std::string* text, EventFacts& facts) {
+  EventParser& p = ThreadParser();
+  if (p.buffer.size() < data.size() + simdjson::SIMDJSON_PADDING)
+    p.buffer.resize(data.size() + simdjson::SIMDJSON_PADDING);
+  std::memcpy(p.buffer.data(), data.data(), data.size());
+  dom::object object;
+  if (p.parser.parse(p.buffer.data(), data.size(), false).get(object) != simdjson::SUCCESS) return false;
+  if (api == Api::kTrtLlm) {
+    if (object["text_output"].error() == simdjson::SUCCESS) {
+      facts.has_choices = true;
+      AppendText(object["text_output"], text, facts.has_text);
+    }
+  } else {
+    dom::array choices;
+    if (object["choices"].get(choices) == simdjson::SUCCESS && choices.size() > 0) {
+      facts.has_choices = true;
+      dom::element first;
+      if (choices.at(0).get(first) == simdjson::SUCCESS) ReadChoice(first, api, text, facts.has_text);
+    }
+  }
+  dom::element usage;
+  if (object["usage"].get(usage) == simdjson::SUCCESS) ReadUsage(usage, facts);
+  dom::element error;
+  if (object["error"].get(error) == simdjson::SUCCESS) {
+    facts.is_error = true;
+    facts.error = simdjson::minify(error);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Api> ApiOfBackend(std::string_view backend) {
+  if (backend == "vllm" || backend == "sglang" || backend == "openai" || backend == "lmdeploy" ||
+      backend == "scalellm") {
+    return Api::kCompletions;
+  }
+  if (backend == "openai-chat") return Api::kChatCompletions;
+  if (backend == "tensorrt-llm") return Api::kTrtLlm;
+  return std::nullopt;
+}
+
+std::string BuildRequestBody(Api api, const BodyOptions& o, const Prompt& prompt) {
+  nlohmann::ordered_json body;
+  const auto stream_options = [&o] {
+    nlohmann::ordered_json s;
+    s["include_usage"] = true;
+    if (o.continuous_usage_stats) s["continuous_usage_stats"] = true;
+    return s;
+  };
+  switch (api) {
+    case Api::kCompletions:
+      body["model"] = o.model;
+      if (o.send_token_ids && !prompt.ids.empty()) {
+        body["prompt"] = prompt.ids;
+      } else {
+        body["prompt"] = prompt.text;
+      }
+      body["temperature"] = 0.0;
+      body["best_of"] = o.best_of;
+      body["max_tokens"] = prompt.output_len;
+      body["logprobs"] = o.logprobs ? nlohmann::ordered_json(*o.logprobs) : nlohmann::ordered_json(nullptr);
+      body["stream"] = true;
+      body["stream_options"] = stream_options();
+      if (o.ignore_eos) body["ignore_eos"] = true;
+      break;
+    case Api::kChatCompletions:
+      body["model"] = o.model;
+      if (!prompt.messages_json.empty()) {
+        body["messages"] = nlohmann::ordered_json::parse(prompt.messages_json);
+      } else {
+        body["messages"] = nlohmann::ordered_json::array({{{"role", "user"}, {"content", prompt.text}}});
+      }
+      body["temperature"] = 0.0;
+      body["max_completion_tokens"] = prompt.output_len;
+      body["stream"] = true;
+      body["stream_options"] = stream_options();
+      if (o.ignore_eos) body["ignore_eos"] = true;
+      break;
+    case Api::kTrtLlm:
+      body["accumulate_tokens"] = true;
+      body["text_input"] = prompt.text;
+      body["temperature"] = 0.0;
+      body["top_p"] = 1.0;
+      body["max_tokens"] = prompt.output_len;
+      body["stream"] = true;
+      if (o.ignore_eos) body["min_length"] = prompt.output_len;
+      break;
+  }
+  return body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+struct StreamRecorder::Impl {
+  Api api;
+  metrics::RequestRecord& record;
+  bool keep_text;
+  http::SseParser sse{};
+  int status = 0;
+  bool malformed = false;
+  std::string malformed_reason{};
+  bool error_event = false;
+  std::string error_text{};
+  bool chunk_usage_consistent = true;
+
+  void OnEvent(const http::SseEvent& event, std::int64_t t) {
+    if (malformed || event.data.empty() || event.IsDone()) return;
+    EventFacts facts;
+    std::string* text = keep_text ? &record.generated_text : nullptr;
+    if (!ParseEvent(event.data, api, text, facts)) {
+      malformed = true;
+      malformed_reason = "an SSE event is not a JSON object: " + std::string(event.data.substr(0, 200));
+      return;
+    }
+    if (facts.is_error) {
+      error_event = true;
+      error_text = facts.error.substr(0, 500);
+    }
+    if (facts.has_choices) {
+      if (record.first_chunk_ns == 0) record.first_chunk_ns = t;
+      if (facts.has_text && record.first_text_ns == 0) record.first_text_ns = t;
+      record.chunk_ns.push_back(t);
+      record.end_ns = t;
+      if (facts.completion_tokens >= 0 && chunk_usage_consistent) {
+        record.chunk_tokens.push_back(static_cast<std::uint32_t>(facts.completion_tokens));
+      } else {
+        chunk_usage_consistent = false;
+      }
+    } else if (api == Api::kChatCompletions) {
+      // The reference's chat handler moves its latency end on every data event, usage included.
+      record.end_ns = t;
+    }
+    if (facts.has_usage) {
+      if (facts.completion_tokens >= 0) record.server_output_tokens = facts.completion_tokens;
+      if (facts.prompt_tokens >= 0) record.server_prompt_tokens = facts.prompt_tokens;
+    }
+  }
+};
+
+StreamRecorder::StreamRecorder(Api api, metrics::RequestRecord& record, bool keep_text)
+    : impl_(std::make_unique<Impl>(Impl{api, record, keep_text})) {}
+
+StreamRecorder::~StreamRecorder() = default;
+
+void StreamRecorder::OnHead(const http::ResponseHead& head) {
+  impl_->status = head.status;
+  impl_->record.http_status = head.status;
+}
+
+void StreamRecorder::OnBody(std::string_view data, std::int64_t received_ns) {
+  if (impl_->status != 200) return;  // an error body is not an event stream
+  Impl& impl = *impl_;
+  impl.sse.Feed(data, [&impl, received_ns](const http::SseEvent& event) { impl.OnEvent(event, received_ns); });
+}
+
+void StreamRecorder::Finish(const http::ClientResult& result) {
+  Impl& impl = *impl_;
+  metrics::RequestRecord& r = impl.record;
+  r.sent_ns = result.sent_ns;
+  r.done_ns = result.done_ns;
+  r.http_status = result.status;
+  const bool framing_ok = impl.sse.Finish();
+  if (!impl.chunk_usage_consistent || r.chunk_tokens.size() != r.chunk_ns.size()) r.chunk_tokens.clear();
+  auto fail = [&r](std::string kind, std::string why) {
+    r.success = false;
+    r.error_kind = std::move(kind);
+    r.error = std::move(why);
+  };
+  if (!result.ok()) {
+    fail(std::string(http::ErrorKindName(result.error)), result.message);
+  } else if (result.status != 200) {
+    fail("http_status",
+         "HTTP " + std::to_string(result.status) + (result.message.empty() ? "" : ": " + result.message));
+  } else if (impl.malformed) {
+    fail("malformed_sse", impl.malformed_reason);
+  } else if (impl.error_event) {
+    fail("server_error_event", "the stream carried an error event: " + impl.error_text);
+  } else if (impl.sse.Failed()) {
+    fail("malformed_sse", "an SSE event outgrew the parser's limit");
+  } else if (!framing_ok) {
+    fail("truncated_sse", "the stream ended inside an SSE event");
+  } else if (r.first_chunk_ns == 0) {
+    fail("no_chunks", "Never received a valid chunk to calculate TTFT.");
+  } else {
+    r.success = true;
+    r.error_kind.clear();
+    r.error.clear();
+  }
+}
+
+}  // namespace infermark::loadgen

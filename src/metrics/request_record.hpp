@@ -1,0 +1,42 @@
+// What one request of a benchmark run left behind: when it was meant to go, when it went, when
+// each streamed chunk arrived and what the server said about tokens. Records are the source of
+// truth; every metric and the result file are derived from them afterwards, so a measured run and
+// a predicted (virtual-time) run that produce records share one metrics code path.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace infermark::metrics {
+
+/// One request's timeline and outcome. Times are nanoseconds on one monotonic clock.
+struct RequestRecord {
+  std::size_t index = 0;         ///< Position in the dataset (0-based).
+  std::int64_t intended_ns = 0;  ///< When the schedule wanted it sent (open loop) or its slot freed (closed loop).
+  std::int64_t sent_ns = 0;      ///< Just before the request was written (the reference's start time); 0: never sent.
+  std::int64_t first_chunk_ns = 0;  ///< First chunk with `choices`, even an empty one (TTFT end); 0: none.
+  std::int64_t first_text_ns = 0;   ///< First chunk carrying content or reasoning text; 0: none.
+  std::int64_t end_ns = 0;          ///< The reference's latency end: the last choice chunk (completions) or the last
+                                    ///< data event (chat); 0: none.
+  std::int64_t done_ns = 0;         ///< When the response ended or failed.
+  /// Arrival time of every chunk with `choices`, in order (ITL is their successive differences).
+  std::vector<std::int64_t> chunk_ns{};
+  /// Output tokens the server had produced as of each such chunk (`continuous_usage_stats`), one per
+  /// entry of chunk_ns; empty when the server does not report them.
+  std::vector<std::uint32_t> chunk_tokens{};
+  bool success = false;  ///< Counted as completed by the reference's rules.
+  std::string
+      error_kind{};     ///< Failure class ("timeout", "reset", "http_status", "malformed_sse", …); empty on success.
+  std::string error{};  ///< Failure details for people; empty on success.
+  int http_status = 0;  ///< Response status (0: none).
+  std::int64_t prompt_tokens = 0;                    ///< The client's prompt length (the reference's prompt_len).
+  std::int64_t expected_output_tokens = 0;           ///< Output length asked for (max_tokens).
+  std::optional<std::int64_t> server_prompt_tokens;  ///< usage.prompt_tokens, when reported.
+  std::optional<std::int64_t> server_output_tokens;  ///< usage.completion_tokens, when reported.
+  std::optional<std::int64_t> client_output_tokens;  ///< The client's own count (re-encoded text), when counted.
+  std::string generated_text{};                      ///< Streamed text (content, then reasoning not included).
+};
+
+}  // namespace infermark::metrics

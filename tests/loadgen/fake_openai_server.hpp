@@ -1,0 +1,151 @@
+// A small OpenAI-style completions server on src/http for the load generator's tests: streams
+// `max_tokens` one-token events with usage, or misbehaves in one chosen way (the bad conditions a
+// benchmark client must record per request without losing the run).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "http/server.hpp"
+
+namespace infermark::test {
+
+/// How the server misbehaves.
+enum class Fault {
+  kNone,                 ///< Well-behaved.
+  kStatus500EveryThird,  ///< Every third request gets HTTP 500.
+  kResetMidStream,       ///< Every other request: the connection drops after two tokens.
+  kMalformedEvent,       ///< Every other request: an event that is not JSON.
+  kStallAfterFirst,      ///< Every request: one token, then silence (until the client gives up).
+  kNoUsage,              ///< No usage at all (the client must not invent output counts).
+};
+
+/// Settings of the fake server.
+struct FakeServerOptions {
+  Fault fault = Fault::kNone;
+  std::chrono::microseconds token_interval{1000};  ///< Gap between tokens.
+};
+
+/// Serves POST /v1/completions and /v1/chat/completions and GET /v1/models on 127.0.0.1.
+class FakeOpenAiServer {
+ public:
+  explicit FakeOpenAiServer(FakeServerOptions options) : options_(options), server_(Options()) {
+    server_.Route("GET", "/v1/models", [](http::Request&, http::Responder r) {
+      r.Respond(200, "application/json", R"({"object":"list","data":[{"id":"fake"}]})");
+    });
+    for (const char* path : {"/v1/completions", "/v1/chat/completions"}) {
+      const bool chat = std::string(path).find("chat") != std::string::npos;
+      server_.Route("POST", path, [this, chat](http::Request& request, http::Responder responder) {
+        Handle(request, std::move(responder), chat);
+      });
+    }
+    server_.Start();
+  }
+  ~FakeOpenAiServer() { server_.Stop(); }
+
+  /// The port listened on.
+  std::uint16_t port() const { return server_.port(); }
+  /// Completion requests received.
+  int requests() const { return requests_.load(); }
+  /// The last request body received.
+  std::string last_body() const {
+    std::lock_guard lock(mu_);
+    return last_body_;
+  }
+
+ private:
+  struct Stream {
+    http::StreamWriter writer;
+    int total = 0;
+    int sent = 0;
+    int prompt_tokens = 0;
+    bool chat = false;
+    int number = 0;
+  };
+
+  static http::ServerOptions Options() {
+    http::ServerOptions o;
+    o.threads = 1;
+    return o;
+  }
+
+  void Handle(http::Request& request, http::Responder responder, bool chat) {
+    const int number = requests_.fetch_add(1);
+    {
+      std::lock_guard lock(mu_);
+      last_body_ = request.body;
+    }
+    const auto body = nlohmann::json::parse(request.body, nullptr, false);
+    if (options_.fault == Fault::kStatus500EveryThird && number % 3 == 2) {
+      responder.Respond(500, "application/json", R"({"error":"overloaded"})");
+      return;
+    }
+    auto stream = std::make_shared<Stream>();
+    stream->total = body.value(chat ? "max_completion_tokens" : "max_tokens", 16);
+    stream->prompt_tokens =
+        body.contains("prompt") && body["prompt"].is_array() ? static_cast<int>(body["prompt"].size()) : 7;
+    stream->chat = chat;
+    stream->number = number;
+    stream->writer = responder.StartStream();
+    Next(stream, request.loop);
+  }
+
+  std::string Event(const Stream& s, bool last) const {
+    nlohmann::json e;
+    e["id"] = "cmpl-" + std::to_string(s.number);
+    if (s.chat) {
+      e["choices"] = nlohmann::json::array({{{"index", 0}, {"delta", {{"content", "t" + std::to_string(s.sent)}}}}});
+    } else {
+      e["choices"] = nlohmann::json::array({{{"index", 0}, {"text", " t" + std::to_string(s.sent)}}});
+    }
+    if (last) e["choices"][0]["finish_reason"] = "length";
+    if (options_.fault != Fault::kNoUsage) {
+      e["usage"] = {{"prompt_tokens", s.prompt_tokens}, {"completion_tokens", s.sent + 1}};
+    }
+    return e.dump();
+  }
+
+  void Next(const std::shared_ptr<Stream>& s, std::size_t loop) {
+    const bool odd = s->number % 2 == 1;
+    if (options_.fault == Fault::kResetMidStream && odd && s->sent == 2) {
+      s->writer.Abort();
+      return;
+    }
+    if (options_.fault == Fault::kMalformedEvent && odd && s->sent == 1) {
+      s->writer.SendEvent("{not json");
+    }
+    if (options_.fault == Fault::kStallAfterFirst && s->sent == 1) {
+      // Keep the writer alive (silent) until the server stops.
+      std::lock_guard lock(mu_);
+      stalled_.push_back(s);
+      return;
+    }
+    if (s->sent < s->total) {
+      s->writer.SendEvent(Event(*s, s->sent + 1 == s->total));
+      ++s->sent;
+      server_.loops().RunAt(loop, std::chrono::steady_clock::now() + options_.token_interval,
+                            [this, s, loop] { Next(s, loop); });
+      return;
+    }
+    if (options_.fault != Fault::kNoUsage) {
+      nlohmann::json usage;
+      usage["choices"] = nlohmann::json::array();
+      usage["usage"] = {{"prompt_tokens", s->prompt_tokens}, {"completion_tokens", s->total}};
+      s->writer.SendEvent(usage.dump());
+    }
+    s->writer.SendEvent("[DONE]");
+    s->writer.End();
+  }
+
+  FakeServerOptions options_;
+  std::atomic<int> requests_{0};
+  mutable std::mutex mu_;
+  std::string last_body_;
+  std::vector<std::shared_ptr<Stream>> stalled_;
+  http::Server server_;
+};
+
+}  // namespace infermark::test
