@@ -1,0 +1,380 @@
+// `infermark results process|ingest|list|show|export|compare`: InferenceX's result processing,
+// the results store and run comparison. All logic lives in src/results/.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "core/diagnostic.hpp"
+#include "core/exit_codes.hpp"
+#include "core/file_io.hpp"
+#include "core/sha256.hpp"
+#include "core/version.hpp"
+#include "results/compare.hpp"
+#include "results/csv_export.hpp"
+#include "results/indented_json.hpp"
+#include "results/process_result.hpp"
+#include "results/result_files.hpp"
+#include "results/result_store.hpp"
+
+namespace infermark::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using results::ProcessSettings;
+
+// One flag per variable of the processing contract (`--runner-type`, `--tp`, `--ep-size`…).
+struct SettingFlags {
+  std::map<std::string, std::string> values;
+  std::map<std::string, CLI::Option*> options;
+
+  void Add(CLI::App* sub) {
+    for (const auto& variable : results::ProcessVariables()) {
+      const std::string name(variable.name);
+      options[name] = sub->add_option("--" + results::FlagName(name), values[name],
+                                      std::string(variable.help) + " (else $" + name + ")")
+                          ->group("Deployment (flags win over the environment)");
+    }
+  }
+  ProcessSettings Given() const {
+    ProcessSettings settings;
+    for (const auto& [name, option] : options) {
+      if (option->count() > 0) settings.values[name] = values.at(name);
+    }
+    return settings;
+  }
+};
+
+// Read-only commands never create a store by accident.
+std::unique_ptr<results::ResultStore> OpenExisting(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    throw InputError(Diagnostic{
+        {path, 0, 0}, "", "", "no results store here (store results with `infermark results ingest`, or pass --db)"});
+  }
+  return results::OpenStore(path);
+}
+
+std::string Fixed(double v, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+std::string Pad(std::string s, std::size_t width) {
+  s.append(s.size() < width ? width - s.size() : 1, ' ');
+  return s;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+// --- process ---------------------------------------------------------------------------------
+
+struct ProcessCommand {
+  std::string input;
+  std::string output;
+  bool quiet = false;
+  SettingFlags flags;
+};
+
+int RunProcess(ProcessCommand& cmd) {
+  ProcessSettings settings = results::SettingsFromEnvironment();
+  settings.Overlay(cmd.flags.Given());
+  std::string input = cmd.input;
+  std::string stem;
+  if (input.empty()) {
+    const auto rf = settings.Get("RESULT_FILENAME");
+    if (!rf) {
+      throw InputError(Diagnostic{
+          {},
+          "",
+          "RESULT.json",
+          "give the client result file, or RESULT_FILENAME (flag or environment) to read RESULT_FILENAME.json"});
+    }
+    stem = *rf;
+    input = stem + ".json";
+  } else {
+    stem = fs::path(input).filename().string();
+    if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  }
+  const std::string text = ReadFile(input);
+  Json result;
+  try {
+    result = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(Diagnostic{{input, 0, 0}, "", "", std::string("not valid JSON: ") + e.what()});
+  }
+  results::NormalizeClientKeys(result);
+  const Json agg = results::ProcessClientResult(result, settings, input);
+  const std::string out_path = cmd.output.empty() ? "agg_" + stem + ".json" : cmd.output;
+  const std::string body = results::DumpJsonIndented(agg, 2);
+  WriteFileAtomic(out_path, body);
+  if (!cmd.quiet) std::cout << body << '\n';
+  return kExitOk;
+}
+
+// --- ingest ----------------------------------------------------------------------------------
+
+struct IngestCommand {
+  std::vector<std::string> paths;
+  std::string db = results::DefaultStorePath();
+  std::string run_key;
+  std::string label;
+  std::string config_key;
+  bool predicted = false;
+  bool measured = false;
+  double time_scale = 0;
+  SettingFlags flags;
+};
+
+int RunIngest(IngestCommand& cmd) {
+  results::ReadOptions options;
+  options.flags = cmd.flags.Given();
+  options.environment = results::SettingsFromEnvironment();
+  if (cmd.predicted) options.kind = results::PointKind::kPredicted;
+  if (cmd.measured) options.kind = results::PointKind::kMeasured;
+  if (cmd.time_scale > 0) options.time_scale = cmd.time_scale;
+  options.config_key = cmd.config_key;
+
+  // Every file is read before anything is stored: a bad file leaves the store as it was.
+  std::vector<results::Point> points;
+  std::vector<Diagnostic> problems;
+  const std::vector<std::string> files = results::ExpandResultPaths(cmd.paths);
+  for (const std::string& file : files) {
+    try {
+      for (auto& p : results::ReadResultFile(file, options)) points.push_back(std::move(p));
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
+  if (points.empty()) throw InputError(Diagnostic{{}, "", "", "no result files found under the given paths"});
+
+  results::RunInfo run;
+  run.run_key = cmd.run_key;
+  if (run.run_key.empty()) {
+    // Same files, same run: re-ingesting them is a no-op.
+    std::vector<std::string> hashes;
+    for (const auto& p : points) hashes.push_back(p.raw_sha256 + p.key.Canonical());
+    std::sort(hashes.begin(), hashes.end());
+    std::string all;
+    for (const auto& h : hashes) all += h + "\n";
+    run.run_key = "ingest-" + Sha256Hex(all).substr(0, 12);
+  }
+  run.label = cmd.label;
+  run.host = HostName();
+  run.infermark_version = kVersion;
+  run.source = "ingest";
+  run.recipe = cmd.config_key;
+  auto store = results::OpenStore(cmd.db);
+  const results::IngestOutcome outcome = store->Ingest(run, points);
+  std::cout << "run " << outcome.run_id << " (" << run.run_key << "): " << outcome.added << " added, "
+            << outcome.updated << " updated, " << outcome.unchanged << " unchanged, from " << files.size()
+            << " file(s) into " << cmd.db << '\n';
+  return kExitOk;
+}
+
+// --- list / show / export ---------------------------------------------------------------------
+
+int RunList(const std::string& db) {
+  auto store = OpenExisting(db);
+  const auto runs = store->ListRuns();
+  std::cout << Pad("id", 5) << Pad("run", 28) << Pad("label", 24) << Pad("source", 9) << Pad("points", 8)
+            << Pad("predicted", 10) << Pad("time scale", 11) << "created\n";
+  for (const auto& r : runs) {
+    std::cout << Pad(std::to_string(r.id), 5) << Pad(r.info.run_key, 28) << Pad(r.info.label, 24)
+              << Pad(r.info.source, 9) << Pad(std::to_string(r.points), 8)
+              << Pad(std::to_string(r.predicted_points), 10)
+              << Pad(r.max_time_scale == 1 ? "1" : "x" + Fixed(r.max_time_scale, 1), 11) << r.created_at << '\n';
+  }
+  return kExitOk;
+}
+
+int RunShow(const std::string& db, const std::string& ref, bool as_json) {
+  auto store = OpenExisting(db);
+  const results::RunSummary run = store->FindRun(ref);
+  const auto points = store->Points(run.id);
+  if (as_json) {
+    Json doc = Json::object();
+    doc["id"] = run.id;
+    doc["run_key"] = run.info.run_key;
+    doc["label"] = run.info.label;
+    doc["source"] = run.info.source;
+    doc["created_at"] = run.created_at;
+    doc["points"] = Json::array();
+    for (const auto& p : points) {
+      Json point = Json::object();
+      point["key"] = p.key.Canonical();
+      point["kind"] = results::PointKindName(p.provenance.kind);
+      point["time_scale"] = p.provenance.time_scale;
+      point["config_key"] = p.provenance.config_key;
+      point["image"] = p.provenance.image;
+      point["engine_flags"] = p.provenance.engine_flags;
+      point["host"] = p.provenance.host;
+      point["infermark_version"] = p.provenance.infermark_version;
+      point["metrics_version"] = p.provenance.metrics_version;
+      point["verdict"] = p.provenance.verdict;
+      point["started_at"] = p.provenance.started_at;
+      point["source_path"] = p.provenance.source_path;
+      point["matrix_row"] = p.provenance.matrix_row;
+      point["agg"] = p.agg;
+      doc["points"].push_back(std::move(point));
+    }
+    std::cout << results::DumpJsonIndented(doc, 2) << '\n';
+    return kExitOk;
+  }
+  std::cout << "run " << run.id << "  " << run.info.run_key << "  label " << run.info.label << "\n"
+            << "source " << run.info.source << ", host " << run.info.host << ", infermark "
+            << run.info.infermark_version << ", created " << run.created_at << "\n"
+            << run.points << " point(s), " << run.predicted_points << " predicted\n\n";
+  std::cout << Pad("point", 76) << Pad("kind", 10) << Pad("tok/s/GPU", 11) << Pad("tok/s/user", 11)
+            << Pad("E2EL [s]", 10) << Pad("scale", 7) << "verdict\n";
+  for (const auto& p : points) {
+    const auto m = results::DeScaled(p);
+    std::cout << Pad(p.key.Canonical(), 76) << Pad(results::PointKindName(p.provenance.kind), 10)
+              << Pad(Fixed(m.tput_per_gpu, 1), 11) << Pad(Fixed(m.median_intvty, 1), 11)
+              << Pad(Fixed(m.median_e2el, 2), 10) << Pad(Fixed(p.provenance.time_scale, 0), 7) << p.provenance.verdict
+              << '\n';
+  }
+  return kExitOk;
+}
+
+int RunExport(const std::string& db, const std::vector<std::string>& refs, const std::string& output) {
+  auto store = OpenExisting(db);
+  std::vector<results::RunSummary> runs;
+  if (refs.empty()) {
+    runs = store->ListRuns();
+  } else {
+    for (const auto& ref : refs) runs.push_back(store->FindRun(ref));
+  }
+  std::vector<std::pair<results::RunSummary, std::vector<results::Point>>> data;
+  for (auto& r : runs) {
+    auto points = store->Points(r.id);
+    data.emplace_back(std::move(r), std::move(points));
+  }
+  const std::string csv = results::ExportCsv(data);
+  if (output.empty() || output == "-") {
+    std::cout << csv;
+  } else {
+    WriteFileAtomic(output, csv);
+  }
+  return kExitOk;
+}
+
+// --- compare ---------------------------------------------------------------------------------
+
+struct CompareCommand {
+  std::string db = results::DefaultStorePath();
+  std::string baseline;
+  std::string candidate;
+  std::string threshold = "5%";
+  bool verbose = false;
+};
+
+int RunCompare(const CompareCommand& cmd) {
+  results::CompareOptions options;
+  options.threshold = results::ParseThreshold(cmd.threshold);
+  auto store = OpenExisting(cmd.db);
+  const results::RunSummary base = store->FindRun(cmd.baseline);
+  results::RunSummary cand;
+  if (cmd.candidate.empty()) {
+    // The newest other run.
+    const auto runs = store->ListRuns();
+    bool found = false;
+    for (const auto& r : runs) {
+      if (r.id != base.id) {
+        cand = r;
+        found = true;
+      }
+    }
+    if (!found)
+      throw InputError(
+          Diagnostic{{cmd.db, 0, 0}, "", "--candidate", "the store holds no other run to compare with the baseline"});
+  } else {
+    cand = store->FindRun(cmd.candidate);
+  }
+  const auto comparison = results::CompareRuns(store->Points(base.id), store->Points(cand.id), options);
+  std::cout << "baseline:  run " << base.id << " " << base.info.run_key << " (" << base.info.label << ")\n"
+            << "candidate: run " << cand.id << " " << cand.info.run_key << " (" << cand.info.label << ")\n\n"
+            << results::FormatComparison(comparison, options, cmd.verbose);
+  const bool regressed = comparison.point_regressions + comparison.frontier_regressions > 0;
+  std::cout << (regressed ? "\nREGRESSIONS FOUND\n" : "\nno regressions beyond the threshold\n");
+  return regressed ? kExitRunFailed : kExitOk;
+}
+
+// --- command table ---------------------------------------------------------------------------
+
+void AddResultsCommand(CLI::App& app, CommandResult& result) {
+  auto* results_cmd = app.add_subcommand("results", "Process, store, list, export and compare benchmark results");
+  results_cmd->require_subcommand(1);
+
+  auto process = std::make_shared<ProcessCommand>();
+  auto* p = results_cmd->add_subcommand(
+      "process", "Turn a client result into InferenceX's agg_*.json (as process_result.py), printed and written");
+  p->add_option("result", process->input, "Client result JSON (default: $RESULT_FILENAME.json)");
+  p->add_option("-o,--output", process->output, "Where to write (default: agg_<name>.json in this folder)");
+  p->add_flag("-q,--quiet", process->quiet, "Do not print the record");
+  process->flags.Add(p);
+  p->callback([process, &result] { result.exit_code = RunProcess(*process); });
+
+  auto ingest = std::make_shared<IngestCommand>();
+  auto* i = results_cmd->add_subcommand("ingest", "Store result files (client results or agg records) as one run");
+  i->add_option("paths", ingest->paths, "Result files or folders (searched for *.json)")->required();
+  i->add_option("--db", ingest->db, "Results store")->capture_default_str();
+  i->add_option("--run", ingest->run_key, "Run key (default: derived from the files, so re-ingesting is a no-op)");
+  i->add_option("--label", ingest->label, "Run label shown in lists and reports (default: the key)");
+  i->add_option("--config-key", ingest->config_key, "Recipe (config key) to record for points that name none");
+  auto* pred = i->add_flag("--predicted", ingest->predicted, "Mark the points predicted");
+  i->add_flag("--measured", ingest->measured, "Mark the points measured")->excludes(pred);
+  i->add_option("--time-scale", ingest->time_scale, "The engine ran this many times faster than the modelled hardware")
+      ->check(CLI::PositiveNumber);
+  ingest->flags.Add(i);
+  i->callback([ingest, &result] { result.exit_code = RunIngest(*ingest); });
+
+  auto db = std::make_shared<std::string>(results::DefaultStorePath());
+  auto* l = results_cmd->add_subcommand("list", "List the stored runs");
+  l->add_option("--db", *db, "Results store")->capture_default_str();
+  l->callback([db, &result] { result.exit_code = RunList(*db); });
+
+  auto show_ref = std::make_shared<std::string>();
+  auto show_json = std::make_shared<bool>(false);
+  auto* s = results_cmd->add_subcommand("show", "Show one run: provenance and points");
+  s->add_option("run", *show_ref, "Run id, key, key prefix, label or `latest`")->required();
+  s->add_option("--db", *db, "Results store")->capture_default_str();
+  s->add_flag("--json", *show_json, "Print JSON (provenance and agg records)");
+  s->callback([db, show_ref, show_json, &result] { result.exit_code = RunShow(*db, *show_ref, *show_json); });
+
+  auto export_refs = std::make_shared<std::vector<std::string>>();
+  auto export_out = std::make_shared<std::string>();
+  auto export_csv = std::make_shared<bool>(false);
+  auto* e = results_cmd->add_subcommand("export", "Export points as CSV (units in the headers; de-scaled)");
+  e->add_flag("--csv", *export_csv, "CSV output (the only format)")->required();
+  e->add_option("--run", *export_refs, "Runs to export (default: all)");
+  e->add_option("--db", *db, "Results store")->capture_default_str();
+  e->add_option("-o,--output", *export_out, "File to write (default: standard output)");
+  e->callback([db, export_refs, export_out, &result] { result.exit_code = RunExport(*db, *export_refs, *export_out); });
+
+  auto compare = std::make_shared<CompareCommand>();
+  auto* c = results_cmd->add_subcommand(
+      "compare",
+      "Compare a candidate run with a baseline point by point and on the Pareto frontier; exit 1 on regressions");
+  c->add_option("--baseline", compare->baseline, "Baseline run")->required();
+  c->add_option("--candidate", compare->candidate, "Candidate run (default: the newest other run)");
+  c->add_option("--threshold", compare->threshold, "Noise threshold: 5% or 0.05")->capture_default_str();
+  c->add_option("--db", compare->db, "Results store")->capture_default_str();
+  c->add_flag("-v,--verbose", compare->verbose, "List every matched point, not only changes beyond the threshold");
+  c->callback([compare, &result] { result.exit_code = RunCompare(*compare); });
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterCommand("results", &AddResultsCommand);
+
+}  // namespace
+}  // namespace infermark::cli

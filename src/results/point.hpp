@@ -1,0 +1,91 @@
+// One stored benchmark point: its natural key (what was served, where, at which load), the
+// processed metrics, and where it came from (provenance).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/json_text.hpp"
+
+namespace infermark::results {
+
+/// Whether a point was measured against a server or predicted on the built-in engine's virtual clock.
+enum class PointKind { kMeasured, kPredicted };
+
+/// "measured" or "predicted".
+const char* PointKindName(PointKind kind);
+
+/// Where a point came from. Empty strings mean "not known".
+struct Provenance {
+  PointKind kind = PointKind::kMeasured;  ///< Measured or predicted.
+  double time_scale = 1.0;        ///< The engine ran the modelled hardware this many times faster (1: real time).
+  std::string config_key;         ///< Recipe (master-config key) the point belongs to.
+  Json matrix_row;                ///< The matrix row that was run (null when unknown).
+  std::string image;              ///< Serving image or engine build.
+  std::string engine_flags;       ///< Server command line or engine flags.
+  std::string host;               ///< Host (or runner) that produced it.
+  std::string infermark_version;  ///< infermark version that produced the result file.
+  std::string metrics_version;    ///< Metric definitions' version (`metrics_version` in the result).
+  std::string verdict;            ///< VALID / INVALID (with reasons) when the load generator said so.
+  std::string started_at;         ///< Benchmark start, ISO 8601 UTC.
+  std::string ended_at;           ///< Benchmark end, ISO 8601 UTC.
+  std::string source_path;        ///< File it was read from.
+};
+
+/// The natural key of a point: equal keys mean "the same experiment", across runs.
+struct PointKey {
+  std::string model;          ///< Model id (`model` of the agg record).
+  std::string hw;             ///< Hardware / runner type.
+  std::string framework;      ///< Serving framework.
+  std::string precision;      ///< Precision.
+  std::string spec_decoding;  ///< Speculative decoding method.
+  bool disagg = false;        ///< Disaggregated prefill/decode.
+  std::string topology;       ///< Parallelism, e.g. `tp8-ep1-dpafalse-pp1-dcp1-pcp1` (or prefill/decode pools).
+  long long isl = 0;          ///< Input sequence length.
+  long long osl = 0;          ///< Output sequence length.
+  long long conc = 0;         ///< Client concurrency.
+
+  /// One line that holds every field, the store's unique key within a run.
+  [[nodiscard]] std::string Canonical() const;
+  /// The key without concurrency: points of one curve share it.
+  [[nodiscard]] std::string Curve() const;
+  /// (hardware, framework, precision, spec-decoding): one Pareto frontier per group.
+  [[nodiscard]] std::string Group() const;
+  /// (model, isl, osl): points of one scenario are drawn on one chart.
+  [[nodiscard]] std::string Scenario() const;
+};
+
+/// A point ready to store or stored.
+struct Point {
+  PointKey key;             ///< Natural key.
+  Json agg;                 ///< The processed record (InferenceX agg format), as measured (not de-scaled).
+  Provenance provenance;    ///< Where it came from.
+  std::string raw_json;     ///< The client result file's text, kept verbatim.
+  std::string raw_sha256;   ///< SHA-256 of raw_json.
+  std::int64_t id = 0;      ///< Store row id (0 before storing).
+  std::string run_key;      ///< Run it belongs to (filled when read back from a store).
+  std::string ingested_at;  ///< When it was stored (filled when read back).
+};
+
+/// The natural key read from an agg record; throws InputError naming `path` and the missing field.
+PointKey KeyFromAgg(const Json& agg, const std::string& path);
+
+/// The figures charts and comparisons use, de-scaled to the modelled hardware for time-scaled runs:
+/// throughputs and interactivity divided by the time scale, latencies multiplied by it.
+struct PointMetrics {
+  double tput_per_gpu = 0;         ///< Total tokens/s per GPU.
+  double output_tput_per_gpu = 0;  ///< Output tokens/s per GPU.
+  double input_tput_per_gpu = 0;   ///< Input tokens/s per GPU.
+  double median_intvty = 0;        ///< Median interactivity, tokens/s per user (1000/median TPOT ms).
+  double median_e2el = 0;          ///< Median end-to-end latency, s.
+  double median_ttft = 0;          ///< Median time to first token, s.
+  double p99_ttft = 0;             ///< P99 time to first token, s.
+  double median_tpot = 0;          ///< Median time per output token, s.
+  double p99_itl = 0;              ///< P99 inter-token latency, s.
+};
+
+/// `point`'s metrics, de-scaled by its provenance's time scale. Missing fields read as 0.
+PointMetrics DeScaled(const Point& point);
+
+}  // namespace infermark::results

@@ -1,0 +1,45 @@
+// The deployment facts a client result does not carry (hardware, parallelism, sequence lengths…),
+// named as InferenceX's environment contract names them (RUNNER_TYPE, TP, EP_SIZE…), so the same
+// values can come from the environment, from flags or from a matrix row.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json_text.hpp"
+
+namespace infermark::results {
+
+/// One variable of the processing contract.
+struct ProcessVariable {
+  std::string_view name;  ///< Environment name, e.g. `EP_SIZE`; the flag is `--ep-size`.
+  std::string_view help;  ///< What it means, for `--help`.
+};
+
+/// Every variable `results process` reads, in the order the reference documents them.
+const std::vector<ProcessVariable>& ProcessVariables();
+
+/// `EP_SIZE` → `ep-size` (the long flag without dashes).
+std::string FlagName(std::string_view variable);
+
+/// Variable name → value. Later sources override earlier ones with `Overlay`.
+struct ProcessSettings {
+  std::map<std::string, std::string, std::less<>> values;  ///< Set variables only.
+
+  /// The value of `name`, if set.
+  [[nodiscard]] std::optional<std::string> Get(std::string_view name) const;
+  /// Copies every value of `over` into this one (flags over environment, say).
+  void Overlay(const ProcessSettings& over);
+};
+
+/// The contract's variables that are set in this process's environment.
+ProcessSettings SettingsFromEnvironment();
+
+/// The values a single-node matrix row (as `infermark matrix` writes it) implies: runner → RUNNER_TYPE,
+/// tp → TP, ep → EP_SIZE, dp-attn → DP_ATTENTION, and so on. Fields the row lacks stay unset.
+ProcessSettings SettingsFromMatrixRow(const Json& row);
+
+}  // namespace infermark::results

@@ -1,0 +1,315 @@
+#include "results/report.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "core/diagnostic.hpp"
+#include "core/file_io.hpp"
+#include "core/version.hpp"
+#include "results/pareto.hpp"
+#include "results/svg_chart.hpp"
+
+namespace infermark::results {
+namespace {
+
+// Tableau 10: distinct, colour-blind-aware, readable on white.
+constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+constexpr const char* kCss = R"css(
+:root { --fg:#1d2330; --muted:#5b6472; --line:#d9dee7; --bg:#ffffff; --band:#f6f8fb; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: var(--fg); background: var(--bg); }
+header { padding: 22px 32px 14px; border-bottom: 1px solid var(--line); background: var(--band); }
+header h1 { margin: 0 0 4px; font-size: 22px; font-weight: 600; }
+header .meta { color: var(--muted); font-size: 13px; }
+main { padding: 8px 32px 40px; max-width: 1640px; }
+h2 { font-size: 18px; font-weight: 600; margin: 30px 0 6px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
+h3 { font-size: 15px; font-weight: 600; margin: 18px 0 6px; }
+.note { background: #fff8e6; border: 1px solid #f0d48a; border-radius: 4px; padding: 8px 12px; margin: 14px 0;
+        font-size: 13px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 18px; margin: 10px 0 4px; }
+svg.chart { width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
+svg .chart-title { font-size: 15px; font-weight: 600; fill: var(--fg); }
+svg .plot-bg { fill: #fbfcfe; }
+svg .frame { fill: none; stroke: #9aa3b2; stroke-width: 1; }
+svg .grid { stroke: #e6e9ef; stroke-width: 1; }
+svg .tick { font-size: 11.5px; fill: var(--muted); font-variant-numeric: tabular-nums; }
+svg .axis-label { font-size: 13px; fill: var(--fg); }
+svg .frontier { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
+svg .frontier.predicted { stroke-dasharray: 6 4; stroke-width: 1.8; }
+svg .pt.measured { stroke: #fff; stroke-width: 1.2; }
+svg .pt.measured.front { stroke: #1d2330; stroke-width: 1.2; }
+svg .pt.predicted { fill: #fff; stroke-width: 2; }
+svg .pt:hover { stroke: #000; stroke-width: 2.5; }
+svg .legend-marker.measured { stroke: #fff; stroke-width: 1; }
+svg .legend-marker.predicted { fill: #fff; stroke-width: 2; }
+svg .legend-label { font-size: 12px; fill: var(--fg); }
+table { border-collapse: collapse; width: 100%; font-size: 12.5px; margin: 6px 0 10px; }
+th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { background: var(--band); font-weight: 600; position: sticky; top: 0; }
+td.l, th.l { text-align: left; }
+td { font-variant-numeric: tabular-nums; }
+tr.predicted td { color: #4b5563; font-style: italic; }
+tr.invalid td { background: #fdecec; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px; vertical-align: -1px; }
+.swatch.predicted { border-radius: 0; transform: rotate(45deg); background: #fff !important; border: 2px solid; width: 9px; height: 9px; }
+footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
+)css";
+
+std::string Fixed(double v, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+std::string ScaleText(double scale) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", scale);
+  return text;
+}
+
+std::string NowUtc() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
+  return text;
+}
+
+bool IsPredictedRun(const RunSummary& run) {
+  return run.points > 0 && run.predicted_points == run.points;
+}
+
+// One drawn point: which run and series it belongs to and its de-scaled figures.
+struct Drawn {
+  const Point* point;
+  const ReportRun* run;
+  PointMetrics m;
+  std::size_t series;
+  bool front_intvty = false;
+  bool front_e2el = false;
+};
+
+struct SeriesInfo {
+  std::string label;
+  std::string color;
+  bool predicted;
+};
+
+std::string PointTitle(const Drawn& d) {
+  const Point& p = *d.point;
+  std::string t = p.key.Group() + "  " + p.key.topology + "  conc " + std::to_string(p.key.conc) + "\n";
+  t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + "\n";
+  t += "interactivity: " + Fixed(d.m.median_intvty, 1) + " tok/s/user\n";
+  t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + " s\n";
+  t += "median TTFT: " + Fixed(d.m.median_ttft * 1000, 0) + " ms, p99 TTFT: " + Fixed(d.m.p99_ttft * 1000, 0) + " ms\n";
+  t += std::string(PointKindName(p.provenance.kind)) + ", run " + d.run->run.info.label;
+  if (p.provenance.time_scale != 1) t += " (de-scaled from ×" + ScaleText(p.provenance.time_scale) + ")";
+  return t;
+}
+
+std::string RunsTable(const std::vector<ReportRun>& runs) {
+  std::string h =
+      "<table class=\"runs\"><thead><tr><th class=\"l\">id</th><th class=\"l\">run</th><th class=\"l\">"
+      "label</th><th class=\"l\">source</th><th>points</th><th class=\"l\">kind</th><th>time scale</th>"
+      "<th class=\"l\">created</th><th class=\"l\">host</th><th class=\"l\">infermark</th></tr></thead><tbody>";
+  for (const ReportRun& r : runs) {
+    const RunSummary& s = r.run;
+    const std::string kind = IsPredictedRun(s) ? "predicted" : s.predicted_points > 0 ? "mixed" : "measured";
+    h += "<tr><td class=\"l\">" + std::to_string(s.id) + "</td><td class=\"l\">" + EscapeXml(s.info.run_key) +
+         "</td><td class=\"l\">" + EscapeXml(s.info.label) + "</td><td class=\"l\">" + EscapeXml(s.info.source) +
+         "</td><td>" + std::to_string(s.points) + "</td><td class=\"l\">" + kind + "</td><td>" +
+         (s.max_time_scale != 1 ? "×" + ScaleText(s.max_time_scale) + " (de-scaled)" : "real time") +
+         "</td><td class=\"l\">" + EscapeXml(s.created_at) + "</td><td class=\"l\">" + EscapeXml(s.info.host) +
+         "</td><td class=\"l\">" + EscapeXml(s.info.infermark_version) + "</td></tr>";
+  }
+  return h + "</tbody></table>\n";
+}
+
+std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series) {
+  std::string h =
+      "<table class=\"points\"><thead><tr><th class=\"l\">series</th><th class=\"l\">parallelism</th><th>conc</th>"
+      "<th>tok/s/GPU</th><th>output tok/s/GPU</th><th>input tok/s/GPU</th><th>interactivity [tok/s/user]</th>"
+      "<th>median TTFT [ms]</th><th>p99 TTFT [ms]</th><th>median E2EL [s]</th><th>time scale</th>"
+      "<th class=\"l\">frontier</th><th class=\"l\">verdict</th></tr></thead><tbody>\n";
+  for (const Drawn& d : drawn) {
+    const Point& p = *d.point;
+    const SeriesInfo& s = series[d.series];
+    const bool invalid = p.provenance.verdict.rfind("INVALID", 0) == 0;
+    std::string cls = s.predicted ? "predicted" : "measured";
+    if (invalid) cls += " invalid";
+    h += "<tr class=\"" + cls + "\"><td class=\"l\"><span class=\"swatch" +
+         std::string(s.predicted ? " predicted" : "") + "\" style=\"background:" + s.color +
+         ";border-color:" + s.color + "\"></span>" + EscapeXml(s.label) + "</td><td class=\"l\">" +
+         EscapeXml(p.key.topology) + "</td><td>" + std::to_string(p.key.conc) + "</td><td>" +
+         Fixed(d.m.tput_per_gpu, 1) + "</td><td>" + Fixed(d.m.output_tput_per_gpu, 1) + "</td><td>" +
+         Fixed(d.m.input_tput_per_gpu, 1) + "</td><td>" + Fixed(d.m.median_intvty, 1) + "</td><td>" +
+         Fixed(d.m.median_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" +
+         Fixed(d.m.median_e2el, 2) + "</td><td>" +
+         (p.provenance.time_scale != 1 ? "×" + ScaleText(p.provenance.time_scale) : "1") + "</td><td class=\"l\">" +
+         std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
+         (d.front_e2el ? "latency" : "") + "</td><td class=\"l\">" + EscapeXml(p.provenance.verdict) + "</td></tr>\n";
+  }
+  return h + "</tbody></table>\n";
+}
+
+}  // namespace
+
+std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions& options) {
+  // Series: one per (group, kind, run); colours per (group, run's rank among runs of its kind), so
+  // a prediction shares the colour of the measured curve it predicts.
+  std::map<std::string, std::size_t> group_colour;
+  std::map<std::string, std::size_t> series_index;
+  std::vector<SeriesInfo> series;
+  int measured_runs = 0, predicted_runs = 0;
+  for (const ReportRun& r : runs) (IsPredictedRun(r.run) ? predicted_runs : measured_runs)++;
+  std::map<const ReportRun*, int> kind_rank;
+  {
+    int m = 0, p = 0;
+    for (const ReportRun& r : runs) kind_rank[&r] = IsPredictedRun(r.run) ? p++ : m++;
+  }
+  // Scenario → drawn points.
+  std::map<std::string, std::vector<Drawn>> scenarios;
+  bool any_scaled = false;
+  for (const ReportRun& r : runs) {
+    for (const Point& p : r.points) {
+      const bool predicted = p.provenance.kind == PointKind::kPredicted;
+      const bool several = predicted ? predicted_runs > 1 : measured_runs > 1;
+      std::string label = p.key.Group() + (predicted ? " · predicted" : " · measured");
+      if (several) label += " · " + r.run.info.label;
+      if (p.provenance.time_scale != 1) {
+        label += " (de-scaled ×" + ScaleText(p.provenance.time_scale) + ")";
+        any_scaled = true;
+      }
+      const std::string colour_key = p.key.Group() + "\n" + std::to_string(kind_rank[&r]);
+      const auto colour = group_colour.emplace(colour_key, group_colour.size()).first->second;
+      const auto [it, added] = series_index.emplace(label, series.size());
+      if (added) series.push_back({label, kPalette[colour % std::size(kPalette)], predicted});
+      scenarios[p.key.Scenario()].push_back({&p, &r, DeScaled(p), it->second});
+    }
+  }
+
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+      EscapeXml(options.title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n";
+  html += "<header><h1>" + EscapeXml(options.title) + "</h1><div class=\"meta\">Generated " + NowUtc() +
+          " by infermark " + kVersion + (options.store_path.empty() ? "" : " from " + EscapeXml(options.store_path)) +
+          " · " + std::to_string(runs.size()) + " run(s)</div></header>\n<main>\n";
+  html += "<h2>Runs</h2>\n" + RunsTable(runs);
+  if (any_scaled) {
+    html +=
+        "<div class=\"note time-scale-note\">Runs marked <b>de-scaled ×N</b> ran the built-in engine N times faster "
+        "than the hardware it models. Their throughputs and interactivity are divided by N and their latencies "
+        "multiplied by N, so every figure here reads as the modelled hardware.</div>\n";
+  }
+  html +=
+      "<div class=\"note\">Throughput per GPU is total (input + output) tokens/s divided by the GPUs serving; "
+      "interactivity is 1000 / median TPOT (ms), the tokens/s one user sees. Lines are Pareto frontiers per "
+      "hardware, framework, precision and speculative decoding over every parallelism and concurrency: points "
+      "on a frontier are drawn larger and outlined. Filled dots are measured, hollow diamonds predicted "
+      "(virtual clock). Hover a point for its details.</div>\n";
+  if (scenarios.empty()) html += "<p>No points to show.</p>\n";
+
+  int chart_no = 0;
+  for (auto& [scenario, drawn] : scenarios) {
+    ++chart_no;
+    // Frontiers per series, on both charts.
+    std::map<std::size_t, std::vector<ChartPoint>> by_series_i, by_series_e;
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+      const PointMetrics& m = drawn[i].m;
+      if (m.tput_per_gpu > 0 && m.median_intvty > 0)
+        by_series_i[drawn[i].series].push_back({m.median_intvty, m.tput_per_gpu, i});
+      if (m.tput_per_gpu > 0 && m.median_e2el > 0)
+        by_series_e[drawn[i].series].push_back({m.median_e2el, m.tput_per_gpu, i});
+    }
+    ChartSpec intvty{"chart-" + std::to_string(chart_no) + "-interactivity",
+                     "Token throughput per GPU vs. interactivity",
+                     "Interactivity (median) [tok/s/user]",
+                     "Token throughput [tok/s/GPU]",
+                     {}};
+    ChartSpec e2el{"chart-" + std::to_string(chart_no) + "-e2el",
+                   "Token throughput per GPU vs. end-to-end latency",
+                   "End-to-end latency (median) [s]",
+                   "Token throughput [tok/s/GPU]",
+                   {}};
+    std::map<std::size_t, std::size_t> slot_i, slot_e;
+    const auto add_series = [&](ChartSpec& spec, std::map<std::size_t, std::size_t>& slot,
+                                std::map<std::size_t, std::vector<ChartPoint>>& pts, XGoal goal, bool intvty_chart) {
+      for (auto& [s, points] : pts) {
+        slot[s] = spec.series.size();
+        ChartSeries cs{series[s].label, series[s].color, series[s].predicted, {}, {}};
+        for (const ChartPoint& f : ParetoFront(points, goal)) {
+          cs.frontier.emplace_back(f.x, f.y);
+          (intvty_chart ? drawn[f.index].front_intvty : drawn[f.index].front_e2el) = true;
+        }
+        for (const ChartPoint& p : points) {
+          const bool front = intvty_chart ? drawn[p.index].front_intvty : drawn[p.index].front_e2el;
+          cs.points.push_back({p.x, p.y, PointTitle(drawn[p.index]), front});
+        }
+        spec.series.push_back(std::move(cs));
+      }
+    };
+    add_series(intvty, slot_i, by_series_i, XGoal::kMaximize, true);
+    add_series(e2el, slot_e, by_series_e, XGoal::kMinimize, false);
+
+    html += "<section class=\"scenario\" id=\"scenario-" + std::to_string(chart_no) + "\">\n<h2>" +
+            EscapeXml(drawn.front().point->key.model) + " · ISL " + std::to_string(drawn.front().point->key.isl) +
+            " / OSL " + std::to_string(drawn.front().point->key.osl) + "</h2>\n";
+    html += "<div class=\"charts\">\n" + RenderSvgChart(intvty) + RenderSvgChart(e2el) + "</div>\n";
+    html += "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" + PointsTable(drawn, series) + "</section>\n";
+  }
+  html +=
+      "</main>\n<footer>Latencies are medians unless stated. Percentiles use linear interpolation. "
+      "Each point is one server launch and one load run at a fixed client concurrency.</footer>\n</body>\n</html>\n";
+  return html;
+}
+
+std::vector<RunSummary> DefaultReportRuns(ResultStore& store) {
+  const std::vector<RunSummary> runs = store.ListRuns();
+  std::vector<RunSummary> chosen;
+  const RunSummary* measured = nullptr;
+  const RunSummary* predicted = nullptr;
+  for (const RunSummary& r : runs) {
+    if (r.points == 0) continue;
+    (IsPredictedRun(r) ? predicted : measured) = &r;
+  }
+  if (measured) chosen.push_back(*measured);
+  if (predicted) chosen.push_back(*predicted);
+  return chosen;
+}
+
+int WriteReport(ResultStore& store, const std::vector<std::string>& run_refs, const std::string& out_path,
+                const ReportOptions& options) {
+  std::vector<RunSummary> selected;
+  if (run_refs.empty()) {
+    selected = DefaultReportRuns(store);
+    if (selected.empty())
+      throw InputError(Diagnostic{{options.store_path, 0, 0}, "", "", "the store holds no points to report"});
+  } else {
+    std::set<std::int64_t> seen;
+    for (const std::string& ref : run_refs) {
+      RunSummary r = store.FindRun(ref);
+      if (seen.insert(r.id).second) selected.push_back(std::move(r));
+    }
+  }
+  std::vector<ReportRun> runs;
+  int points = 0;
+  for (RunSummary& r : selected) {
+    ReportRun rr{std::move(r), {}};
+    rr.points = store.Points(rr.run.id);
+    points += static_cast<int>(rr.points.size());
+    runs.push_back(std::move(rr));
+  }
+  WriteFileAtomic(out_path, RenderReport(runs, options));
+  return points;
+}
+
+}  // namespace infermark::results

@@ -1,0 +1,202 @@
+#include "results/result_files.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+
+#include "core/diagnostic.hpp"
+#include "core/file_io.hpp"
+#include "core/sha256.hpp"
+#include "results/process_result.hpp"
+
+namespace infermark::results {
+namespace fs = std::filesystem;
+namespace {
+
+std::string IsoUtc(double unix_seconds) {
+  if (!std::isfinite(unix_seconds) || unix_seconds < 0 || unix_seconds > 1e11) return "";
+  const auto t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string TextOf(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_array()) {
+    std::string joined;
+    for (const auto& item : value) joined += (joined.empty() ? "" : " ") + TextOf(item);
+    return joined;
+  }
+  if (value.is_null()) return "";
+  return DumpJson(value);
+}
+
+// A field of infermark's block, else the same key at top level.
+const Json* Field(const Json& result, const char* key) {
+  const auto block = result.find("infermark");
+  if (block != result.end() && block->is_object()) {
+    const auto it = block->find(key);
+    if (it != block->end()) return &*it;
+  }
+  const auto it = result.find(key);
+  return it != result.end() ? &*it : nullptr;
+}
+
+Json ParseFile(const std::string& path, std::string& text) {
+  text = ReadFile(path);
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // The parser reports a byte offset; people read lines.
+    const std::size_t offset = std::min(e.byte, text.size());
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+    throw InputError(Diagnostic{{path, line, 0}, "", "", "not valid JSON"});
+  }
+}
+
+Point FromAgg(const Json& agg, const std::string& raw_text, const Json* raw, const ReadOptions& options,
+              const std::string& path) {
+  Point point;
+  point.key = KeyFromAgg(agg, path);
+  point.agg = agg;
+  point.raw_json = raw_text;
+  point.raw_sha256 = Sha256Hex(raw_text);
+  point.provenance = raw ? ReadProvenance(*raw) : ReadProvenance(agg);
+  if (point.provenance.image.empty() && agg.contains("image") && agg["image"].is_string()) {
+    point.provenance.image = agg["image"].get<std::string>();
+  }
+  if (options.kind) point.provenance.kind = *options.kind;
+  if (options.time_scale) point.provenance.time_scale = *options.time_scale;
+  if (point.provenance.config_key.empty()) point.provenance.config_key = options.config_key;
+  point.provenance.source_path = path;
+  return point;
+}
+
+}  // namespace
+
+bool IsAggRecord(const Json& doc) {
+  return doc.is_object() && doc.contains("hw") && doc.contains("tput_per_gpu");
+}
+
+Provenance ReadProvenance(const Json& result) {
+  Provenance p;
+  if (!result.is_object()) return p;
+  if (const Json* v = Field(result, "predicted"); v && v->is_boolean() && v->get<bool>())
+    p.kind = PointKind::kPredicted;
+  for (const char* key : {"kind", "mode", "clock"}) {
+    if (const Json* v = Field(result, key); v && v->is_string()) {
+      const std::string s = v->get<std::string>();
+      if (s == "predicted" || s == "virtual") p.kind = PointKind::kPredicted;
+    }
+  }
+  if (const Json* v = Field(result, "time_scale"); v && v->is_number() && v->get<double>() > 0) {
+    p.time_scale = v->get<double>();
+  }
+  if (const Json* v = Field(result, "config_key")) p.config_key = TextOf(*v);
+  if (const Json* v = Field(result, "matrix_row"); v && v->is_object()) p.matrix_row = *v;
+  if (p.config_key.empty() && p.matrix_row.is_object() && p.matrix_row.contains("exp-name")) {
+    p.config_key = TextOf(p.matrix_row["exp-name"]);
+  }
+  if (const Json* v = Field(result, "image")) p.image = TextOf(*v);
+  if (p.image.empty() && p.matrix_row.is_object() && p.matrix_row.contains("image")) {
+    p.image = TextOf(p.matrix_row["image"]);
+  }
+  if (const Json* v = Field(result, "engine_flags")) p.engine_flags = TextOf(*v);
+  if (const Json* v = Field(result, "host")) p.host = TextOf(*v);
+  if (const Json* v = Field(result, "infermark_version")) p.infermark_version = TextOf(*v);
+  if (const auto block = result.find("infermark"); block != result.end() && block->is_object()) {
+    if (const auto v = block->find("version"); p.infermark_version.empty() && v != block->end()) {
+      p.infermark_version = TextOf(*v);
+    }
+  }
+  if (const Json* v = Field(result, "metrics_version")) p.metrics_version = TextOf(*v);
+  if (const Json* v = Field(result, "verdict")) {
+    if (v->is_object()) {
+      p.verdict = TextOf(v->value("verdict", v->value("status", Json())));
+      if (v->contains("reasons") && !(*v)["reasons"].empty()) p.verdict += ": " + TextOf((*v)["reasons"]);
+    } else {
+      p.verdict = TextOf(*v);
+    }
+  }
+  if (const auto v = result.find("benchmark_start_time_unix"); v != result.end() && v->is_number()) {
+    p.started_at = IsoUtc(v->get<double>());
+  }
+  if (const auto v = result.find("benchmark_end_time_unix"); v != result.end() && v->is_number()) {
+    p.ended_at = IsoUtc(v->get<double>());
+  }
+  return p;
+}
+
+Point PointFromClientResult(const std::string& raw_text, const Json& result, const ReadOptions& options,
+                            const std::string& path) {
+  if (!result.is_object()) throw InputError(Diagnostic{{path, 0, 0}, "", "", "a result must be a JSON object"});
+  Json normalized = result;
+  NormalizeClientKeys(normalized);
+  // Flags over the result's own matrix row over the environment.
+  ProcessSettings settings = options.environment;
+  if (const Json* row = Field(result, "matrix_row")) settings.Overlay(SettingsFromMatrixRow(*row));
+  settings.Overlay(options.flags);
+  ProcessOptions process;
+  process.zero_tpot = ZeroTpot::kOmit;
+  const Json agg = ProcessClientResult(normalized, settings, path, process);
+  return FromAgg(agg, raw_text, &result, options, path);
+}
+
+std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& options) {
+  std::string text;
+  const Json doc = ParseFile(path, text);
+  if (doc.is_array()) {
+    std::vector<Point> points;
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+      if (!IsAggRecord(doc[i])) {
+        throw InputError(Diagnostic{{path, 0, 0},
+                                    "",
+                                    "[" + std::to_string(i) + "]",
+                                    "an array must hold processed agg records (with hw and tput_per_gpu)"});
+      }
+      points.push_back(FromAgg(doc[i], DumpJson(doc[i]), nullptr, options, path));
+    }
+    return points;
+  }
+  if (!doc.is_object()) throw InputError(Diagnostic{{path, 0, 0}, "", "", "a result file must hold a JSON object"});
+  if (IsAggRecord(doc)) return {FromAgg(doc, text, nullptr, options, path)};
+  const fs::path agg_path = fs::path(path).parent_path() / ("agg_" + fs::path(path).filename().string());
+  std::error_code ec;
+  if (fs::is_regular_file(agg_path, ec)) {
+    std::string agg_text;
+    const Json agg = ParseFile(agg_path.string(), agg_text);
+    if (IsAggRecord(agg)) return {FromAgg(agg, text, &doc, options, path)};
+  }
+  return {PointFromClientResult(text, doc, options, path)};
+}
+
+std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      std::vector<std::string> found;
+      for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+        const std::string name = it->path().filename().string();
+        if (name.rfind("power_validation_", 0) == 0) continue;
+        if (name.rfind("agg_", 0) == 0 && fs::is_regular_file(it->path().parent_path() / name.substr(4), ec)) continue;
+        found.push_back(it->path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(path, ec)) {
+      files.push_back(path);
+    } else {
+      throw InputError(Diagnostic{{path, 0, 0}, "", "", "no such file or folder"});
+    }
+  }
+  return files;
+}
+
+}  // namespace infermark::results

@@ -1,0 +1,47 @@
+// Reading result files into points: client results (the load generator's, InferenceX's client's,
+// upstream vLLM's), processed agg records and collected arrays of them, with the provenance fields
+// infermark writes into its own result files.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/point.hpp"
+#include "results/process_settings.hpp"
+
+namespace infermark::results {
+
+/// How to read result files.
+struct ReadOptions {
+  ProcessSettings flags;             ///< Deployment facts given as flags: they win over everything.
+  ProcessSettings environment;       ///< Facts from the environment: used where neither flags nor the file say.
+  std::optional<PointKind> kind;     ///< Force measured/predicted (default: what the file says, else measured).
+  std::optional<double> time_scale;  ///< Force the time scale (default: what the file says, else 1).
+  std::string config_key;            ///< Recipe key to record when the file names none.
+};
+
+/// infermark's own fields of a client result, read from an `"infermark": {...}` object or from
+/// top-level keys (`metrics_version`, `verdict`, `time_scale`, `predicted`/`kind`, `config_key`,
+/// `matrix_row`, `image`, `engine_flags`, `host`, `infermark_version`), plus the benchmark window.
+Provenance ReadProvenance(const Json& result);
+
+/// The point for one client result held in memory (the runner's path: no file to read). `raw_text`
+/// is kept verbatim; deployment facts come from `options` and the result's own matrix row.
+Point PointFromClientResult(const std::string& raw_text, const Json& result, const ReadOptions& options,
+                            const std::string& path);
+
+/// The points of one file: a client result, an agg record, or a JSON array of agg records. A client
+/// result with a sibling `agg_<name>.json` is read from that record (its key and metrics) and keeps
+/// its own text as the raw result. Throws InputError naming the file and the problem.
+std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& options);
+
+/// `paths` with folders expanded to the `*.json` files below them (sorted), leaving out power
+/// validation sidecars and agg records whose client result is in the same folder (the client
+/// result is read with its record). Throws InputError for a path that does not exist.
+std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths);
+
+/// True when `doc` looks like a processed agg record (has `hw` and `tput_per_gpu`).
+bool IsAggRecord(const Json& doc);
+
+}  // namespace infermark::results

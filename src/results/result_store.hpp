@@ -1,0 +1,81 @@
+// The results store: runs (one sweep, prediction or ingest) and their points, with provenance.
+// `OpenStore` gives the SQLite implementation; the interface is what a PostgreSQL store for teams
+// would implement too. The runner stores each finished row in-process through `Ingest`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/point.hpp"
+
+namespace infermark::results {
+
+/// What identifies and describes a run. Points are unique per (run, point key).
+struct RunInfo {
+  std::string run_key;            ///< Natural key of the run (a sweep id, or derived from the ingested files).
+  std::string label;              ///< Name shown in lists and reports (default: the key).
+  std::string recipe;             ///< Recipe / config keys the run covered.
+  std::string host;               ///< Host that ran it.
+  std::string infermark_version;  ///< infermark version that ran it.
+  std::string source;             ///< How it entered the store: `ingest`, `sweep`, `predict`…
+};
+
+/// A run as listed from the store.
+struct RunSummary {
+  std::int64_t id = 0;        ///< Store id (what `results show 3` takes).
+  RunInfo info;               ///< Key, label and provenance.
+  std::string created_at;     ///< When its first point was stored (ISO 8601 UTC).
+  int points = 0;             ///< Points stored.
+  int predicted_points = 0;   ///< Of which predicted.
+  double max_time_scale = 1;  ///< Largest time scale among its points (1: all real time).
+};
+
+/// What one Ingest call did, point by point.
+struct IngestOutcome {
+  std::int64_t run_id = 0;  ///< The run's store id.
+  int added = 0;            ///< New points.
+  int updated = 0;          ///< Points whose key existed with a different result (replaced).
+  int unchanged = 0;        ///< Points already stored with the same result (nothing written).
+};
+
+/// A store of runs and points. Every method throws std::runtime_error on a database fault.
+class ResultStore {
+ public:
+  virtual ~ResultStore() = default;
+
+  /// Stores `points` under `run` in one transaction, creating the run if needed. Idempotent: a point
+  /// whose key and raw result are already stored changes nothing; the same key with another result
+  /// replaces the stored one.
+  virtual IngestOutcome Ingest(const RunInfo& run, const std::vector<Point>& points) = 0;
+  /// All runs, oldest first.
+  virtual std::vector<RunSummary> ListRuns() = 0;
+  /// The run named by `ref`: its id, its exact key or label, a unique key prefix, or `latest`.
+  /// Throws InputError when nothing or several runs match.
+  virtual RunSummary FindRun(const std::string& ref) = 0;
+  /// The points of run `run_id`, in natural-key order.
+  virtual std::vector<Point> Points(std::int64_t run_id) = 0;
+  /// The schema version of the open store.
+  virtual int SchemaVersion() = 0;
+};
+
+/// Options for opening a store.
+struct StoreOptions {
+  /// Migrate up to this schema version only (tests of migrations); 0 = the newest.
+  int target_schema_version = 0;
+};
+
+/// Opens (creating if needed, parent folders included) the SQLite store at `path` in WAL mode and
+/// migrates it forward to the current schema. Throws InputError when `path` is not a store or was
+/// written by a newer infermark.
+std::unique_ptr<ResultStore> OpenStore(const std::string& path, const StoreOptions& options = {});
+
+/// The current schema version (what a freshly opened store has).
+int CurrentSchemaVersion();
+
+/// The default store path, `results/infermark.db` under the current directory.
+std::string DefaultStorePath();
+
+}  // namespace infermark::results

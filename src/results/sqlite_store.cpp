@@ -1,0 +1,271 @@
+// ResultStore on one SQLite file (WAL, so a report can read while a sweep writes).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "core/diagnostic.hpp"
+#include "core/sha256.hpp"
+#include "results/result_store.hpp"
+#include "results/sqlite_db.hpp"
+#include "results/store_schema.hpp"
+
+namespace infermark::results {
+namespace {
+
+std::string NowUtc() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+double Number(const Json& agg, const char* field) {
+  const auto it = agg.find(field);
+  return it != agg.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+constexpr const char* kPointColumns =
+    "p.id, r.run_key, p.model, p.hw, p.framework, p.precision, p.spec_decoding, p.disagg, p.topology, p.isl, "
+    "p.osl, p.conc, p.kind, p.time_scale, p.config_key, p.matrix_row, p.image, p.engine_flags, p.host, "
+    "p.infermark_version, p.metrics_version, p.verdict, p.started_at, p.ended_at, p.source_path, p.raw_sha256, "
+    "p.raw_json, p.agg_json, p.ingested_at";
+
+class SqliteStore final : public ResultStore {
+ public:
+  SqliteStore(const std::string& path, const StoreOptions& options) : db_(path) {
+    // WAL lets readers (report, list) run beside a writer (a sweep storing its rows).
+    {
+      SqliteStatement wal(db_, "PRAGMA journal_mode = WAL");
+      if (wal.Step() && wal.Text(0) != "wal") {
+        throw std::runtime_error("results store " + path + ": cannot switch to WAL mode (" + wal.Text(0) + ")");
+      }
+    }
+    db_.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
+    MigrateStore(db_, options.target_schema_version);
+  }
+
+  IngestOutcome Ingest(const RunInfo& run, const std::vector<Point>& points) override {
+    IngestOutcome outcome;
+    db_.Exec("BEGIN IMMEDIATE");
+    try {
+      outcome.run_id = EnsureRun(run);
+      for (const Point& point : points) StorePoint(outcome, point);
+      db_.Exec("COMMIT");
+    } catch (...) {
+      db_.Exec("ROLLBACK");
+      throw;
+    }
+    return outcome;
+  }
+
+  std::vector<RunSummary> ListRuns() override {
+    SqliteStatement q(db_,
+                      "SELECT r.id, r.run_key, r.label, r.recipe, r.host, r.infermark_version, r.source, r.created_at, "
+                      "COUNT(p.id), COALESCE(SUM(p.kind = 'predicted'), 0), COALESCE(MAX(p.time_scale), 1) "
+                      "FROM runs r LEFT JOIN points p ON p.run_id = r.id GROUP BY r.id ORDER BY r.id");
+    std::vector<RunSummary> runs;
+    while (q.Step()) {
+      RunSummary s;
+      s.id = q.Int(0);
+      s.info = {q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(6)};
+      s.created_at = q.Text(7);
+      s.points = static_cast<int>(q.Int(8));
+      s.predicted_points = static_cast<int>(q.Int(9));
+      s.max_time_scale = q.Double(10);
+      runs.push_back(std::move(s));
+    }
+    return runs;
+  }
+
+  RunSummary FindRun(const std::string& ref) override {
+    const std::vector<RunSummary> runs = ListRuns();
+    const auto fail = [&](const std::string& rule) -> RunSummary {
+      throw InputError(Diagnostic{{db_.path(), 0, 0}, "", "run '" + ref + "'", rule});
+    };
+    if (runs.empty()) return fail("the store holds no runs");
+    if (ref == "latest") return runs.back();
+    if (!ref.empty() && std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      for (const auto& r : runs) {
+        if (std::to_string(r.id) == ref) return r;
+      }
+    }
+    for (const auto& r : runs) {
+      if (r.info.run_key == ref) return r;
+    }
+    std::vector<const RunSummary*> matches;
+    for (const auto& r : runs) {
+      if (r.info.label == ref || r.info.run_key.rfind(ref, 0) == 0) matches.push_back(&r);
+    }
+    if (matches.size() == 1) return *matches.front();
+    if (matches.empty()) return fail("no run has this id, key, key prefix or label (see `infermark results list`)");
+    std::string names;
+    for (const auto* r : matches) names += (names.empty() ? "" : ", ") + std::to_string(r->id) + " " + r->info.run_key;
+    return fail("matches several runs: " + names);
+  }
+
+  std::vector<Point> Points(std::int64_t run_id) override {
+    SqliteStatement q(db_, std::string("SELECT ") + kPointColumns +
+                               " FROM points p JOIN runs r ON r.id = p.run_id WHERE p.run_id = ?1 "
+                               "ORDER BY p.model, p.isl, p.osl, p.hw, p.framework, p.precision, p.spec_decoding, "
+                               "p.topology, p.conc");
+    q.Bind(1, run_id);
+    std::vector<Point> points;
+    while (q.Step()) {
+      Point p;
+      p.id = q.Int(0);
+      p.run_key = q.Text(1);
+      p.key.model = q.Text(2);
+      p.key.hw = q.Text(3);
+      p.key.framework = q.Text(4);
+      p.key.precision = q.Text(5);
+      p.key.spec_decoding = q.Text(6);
+      p.key.disagg = q.Int(7) != 0;
+      p.key.topology = q.Text(8);
+      p.key.isl = q.Int(9);
+      p.key.osl = q.Int(10);
+      p.key.conc = q.Int(11);
+      Provenance& v = p.provenance;
+      v.kind = q.Text(12) == "predicted" ? PointKind::kPredicted : PointKind::kMeasured;
+      v.time_scale = q.Double(13);
+      v.config_key = q.Text(14);
+      const std::string row = q.Text(15);
+      v.matrix_row = row.empty() ? Json() : Json::parse(row, nullptr, false);
+      v.image = q.Text(16);
+      v.engine_flags = q.Text(17);
+      v.host = q.Text(18);
+      v.infermark_version = q.Text(19);
+      v.metrics_version = q.Text(20);
+      v.verdict = q.Text(21);
+      v.started_at = q.Text(22);
+      v.ended_at = q.Text(23);
+      v.source_path = q.Text(24);
+      p.raw_sha256 = q.Text(25);
+      p.raw_json = q.Text(26);
+      p.agg = Json::parse(q.Text(27), nullptr, false);
+      p.ingested_at = q.Text(28);
+      points.push_back(std::move(p));
+    }
+    return points;
+  }
+
+  int SchemaVersion() override { return ReadSchemaVersion(db_); }
+
+ private:
+  std::int64_t EnsureRun(const RunInfo& run) {
+    if (run.run_key.empty()) throw std::invalid_argument("a run needs a key");
+    SqliteStatement insert(db_,
+                           "INSERT OR IGNORE INTO runs (run_key, label, recipe, host, infermark_version, source, "
+                           "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    insert.Bind(1, run.run_key)
+        .Bind(2, run.label.empty() ? run.run_key : run.label)
+        .Bind(3, run.recipe)
+        .Bind(4, run.host)
+        .Bind(5, run.infermark_version)
+        .Bind(6, run.source)
+        .Bind(7, NowUtc());
+    insert.Step();
+    SqliteStatement select(db_, "SELECT id FROM runs WHERE run_key = ?1");
+    select.Bind(1, run.run_key);
+    if (!select.Step()) throw std::runtime_error("results store " + db_.path() + ": run vanished after insert");
+    return select.Int(0);
+  }
+
+  void StorePoint(IngestOutcome& outcome, const Point& point) {
+    const std::string key = point.key.Canonical();
+    const std::string agg = DumpJson(point.agg, kCompactJson);
+    const std::string matrix_row =
+        point.provenance.matrix_row.is_null() ? "" : DumpJson(point.provenance.matrix_row, kCompactJson);
+    const std::string sha = point.raw_sha256.empty() ? Sha256Hex(point.raw_json) : point.raw_sha256;
+    SqliteStatement existing(db_,
+                             "SELECT id, raw_sha256, agg_json, kind, time_scale FROM points "
+                             "WHERE run_id = ?1 AND point_key = ?2");
+    existing.Bind(1, outcome.run_id).Bind(2, key);
+    std::int64_t id = 0;
+    if (existing.Step()) {
+      id = existing.Int(0);
+      if (existing.Text(1) == sha && existing.Text(2) == agg &&
+          existing.Text(3) == PointKindName(point.provenance.kind) &&
+          existing.Double(4) == point.provenance.time_scale) {
+        ++outcome.unchanged;
+        return;
+      }
+    }
+    const std::string now = NowUtc();
+    SqliteStatement write(
+        db_, id == 0 ? "INSERT INTO points (run_id, point_key, model, hw, framework, precision, spec_decoding, disagg, "
+                       "topology, isl, osl, conc, kind, time_scale, tput_per_gpu, median_intvty, median_e2el, "
+                       "config_key, matrix_row, image, engine_flags, host, infermark_version, metrics_version, "
+                       "verdict, started_at, ended_at, source_path, raw_sha256, raw_json, agg_json, ingested_at, "
+                       "id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+                       "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, NULLIF(?33, 0))"
+                     : "UPDATE points SET run_id = ?1, point_key = ?2, model = ?3, hw = ?4, framework = ?5, "
+                       "precision = ?6, spec_decoding = ?7, disagg = ?8, topology = ?9, isl = ?10, osl = ?11, "
+                       "conc = ?12, kind = ?13, time_scale = ?14, tput_per_gpu = ?15, median_intvty = ?16, "
+                       "median_e2el = ?17, config_key = ?18, matrix_row = ?19, image = ?20, engine_flags = ?21, "
+                       "host = ?22, infermark_version = ?23, metrics_version = ?24, verdict = ?25, "
+                       "started_at = ?26, ended_at = ?27, source_path = ?28, raw_sha256 = ?29, raw_json = ?30, "
+                       "agg_json = ?31, updated_at = ?32 WHERE id = ?33");
+    const Provenance& v = point.provenance;
+    write.Bind(1, outcome.run_id)
+        .Bind(2, key)
+        .Bind(3, point.key.model)
+        .Bind(4, point.key.hw)
+        .Bind(5, point.key.framework)
+        .Bind(6, point.key.precision)
+        .Bind(7, point.key.spec_decoding)
+        .Bind(8, std::int64_t{point.key.disagg ? 1 : 0})
+        .Bind(9, point.key.topology)
+        .Bind(10, std::int64_t{point.key.isl})
+        .Bind(11, std::int64_t{point.key.osl})
+        .Bind(12, std::int64_t{point.key.conc})
+        .Bind(13, PointKindName(v.kind))
+        .Bind(14, v.time_scale)
+        .Bind(15, Number(point.agg, "tput_per_gpu"))
+        .Bind(16, Number(point.agg, "median_intvty"))
+        .Bind(17, Number(point.agg, "median_e2el"))
+        .Bind(18, v.config_key)
+        .Bind(19, matrix_row)
+        .Bind(20, v.image)
+        .Bind(21, v.engine_flags)
+        .Bind(22, v.host)
+        .Bind(23, v.infermark_version)
+        .Bind(24, v.metrics_version)
+        .Bind(25, v.verdict)
+        .Bind(26, v.started_at)
+        .Bind(27, v.ended_at)
+        .Bind(28, v.source_path)
+        .Bind(29, sha)
+        .Bind(30, point.raw_json)
+        .Bind(31, agg)
+        .Bind(32, now)
+        .Bind(33, id);
+    write.Step();
+    ++(id == 0 ? outcome.added : outcome.updated);
+  }
+
+  SqliteDb db_;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultStore> OpenStore(const std::string& path, const StoreOptions& options) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) throw InputError(Diagnostic{{path, 0, 0}, "", "", "cannot create the store's folder: " + ec.message()});
+  return std::make_unique<SqliteStore>(path, options);
+}
+
+int CurrentSchemaVersion() {
+  return static_cast<int>(StoreMigrations().size());
+}
+
+std::string DefaultStorePath() {
+  return "results/infermark.db";
+}
+
+}  // namespace infermark::results

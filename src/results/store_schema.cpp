@@ -1,0 +1,122 @@
+#include "results/store_schema.hpp"
+
+#include <string>
+
+#include "core/diagnostic.hpp"
+#include "results/sqlite_db.hpp"
+
+namespace infermark::results {
+
+const std::vector<std::string_view>& StoreMigrations() {
+  static const std::vector<std::string_view> kMigrations = {
+      // 1: runs and points. Hot metric columns are as measured (time-scaled runs are de-scaled on
+      // read); the whole processed record and the client's raw result are kept as text.
+      R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  run_key TEXT NOT NULL UNIQUE,
+  label TEXT NOT NULL,
+  recipe TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  infermark_version TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL
+);
+CREATE TABLE points (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  point_key TEXT NOT NULL,
+  model TEXT NOT NULL,
+  hw TEXT NOT NULL,
+  framework TEXT NOT NULL,
+  precision TEXT NOT NULL,
+  spec_decoding TEXT NOT NULL,
+  disagg INTEGER NOT NULL,
+  topology TEXT NOT NULL,
+  isl INTEGER NOT NULL,
+  osl INTEGER NOT NULL,
+  conc INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('measured', 'predicted')),
+  time_scale REAL NOT NULL CHECK (time_scale > 0),
+  tput_per_gpu REAL,
+  median_intvty REAL,
+  median_e2el REAL,
+  config_key TEXT NOT NULL DEFAULT '',
+  matrix_row TEXT NOT NULL DEFAULT '',
+  image TEXT NOT NULL DEFAULT '',
+  engine_flags TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  infermark_version TEXT NOT NULL DEFAULT '',
+  metrics_version TEXT NOT NULL DEFAULT '',
+  verdict TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL DEFAULT '',
+  ended_at TEXT NOT NULL DEFAULT '',
+  source_path TEXT NOT NULL DEFAULT '',
+  raw_sha256 TEXT NOT NULL,
+  raw_json TEXT NOT NULL,
+  agg_json TEXT NOT NULL,
+  ingested_at TEXT NOT NULL,
+  UNIQUE (run_id, point_key)
+);
+)sql",
+      // 2: when a point was last replaced by a different result, and an index for cross-run
+      // lookups by scenario (compare, report).
+      R"sql(
+ALTER TABLE points ADD COLUMN updated_at TEXT NOT NULL DEFAULT '';
+CREATE INDEX points_scenario ON points (model, isl, osl, hw, framework, precision);
+)sql",
+  };
+  return kMigrations;
+}
+
+int ReadSchemaVersion(SqliteDb& db) {
+  SqliteStatement has_table(db, "SELECT name FROM sqlite_master WHERE type = 'table'");
+  bool versioned = false;
+  bool any_table = false;
+  while (has_table.Step()) {
+    any_table = true;
+    versioned = versioned || has_table.Text(0) == "schema_version";
+  }
+  if (!versioned) {
+    if (any_table) {
+      throw InputError(
+          Diagnostic{{db.path(), 0, 0}, "", "", "not an infermark results store (no schema_version table)"});
+    }
+    return 0;
+  }
+  SqliteStatement version(db, "SELECT version FROM schema_version");
+  if (!version.Step()) return 0;
+  return static_cast<int>(version.Int(0));
+}
+
+void MigrateStore(SqliteDb& db, int target) {
+  const auto& migrations = StoreMigrations();
+  const int newest = static_cast<int>(migrations.size());
+  if (target <= 0 || target > newest) target = newest;
+  // The version check and the migration happen under one write lock, so two processes opening a
+  // new store at once migrate it once.
+  db.Exec("BEGIN IMMEDIATE");
+  try {
+    int version = ReadSchemaVersion(db);
+    if (version > newest) {
+      throw InputError(Diagnostic{{db.path(), 0, 0},
+                                  "",
+                                  "",
+                                  "results store has schema version " + std::to_string(version) +
+                                      ", newer than this infermark knows (" + std::to_string(newest) +
+                                      "); use a newer infermark"});
+    }
+    if (version == 0)
+      db.Exec("CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (0);");
+    for (; version < target; ++version) {
+      db.Exec(migrations[static_cast<std::size_t>(version)]);
+      db.Exec("UPDATE schema_version SET version = " + std::to_string(version + 1));
+    }
+    db.Exec("COMMIT");
+  } catch (...) {
+    db.Exec("ROLLBACK");
+    throw;
+  }
+}
+
+}  // namespace infermark::results

@@ -1,0 +1,42 @@
+// A scatter chart with Pareto frontier lines as inline SVG: axes with round ticks and units, a
+// legend, and a hover title on every point. Measured and predicted series use different markers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace infermark::results {
+
+/// One marker.
+struct ChartDatum {
+  double x = 0;           ///< Data x.
+  double y = 0;           ///< Data y.
+  std::string title;      ///< Hover text (SVG <title>).
+  bool on_front = false;  ///< Part of its series' frontier (drawn with a ring).
+};
+
+/// Points of one (run, group, kind) and their frontier.
+struct ChartSeries {
+  std::string label;               ///< Legend text.
+  std::string color;               ///< CSS colour.
+  bool predicted = false;          ///< Hollow diamonds and a dashed frontier instead of dots and a solid line.
+  std::vector<ChartDatum> points;  ///< Markers.
+  std::vector<std::pair<double, double>> frontier;  ///< Frontier polyline, x ascending.
+};
+
+/// A whole chart.
+struct ChartSpec {
+  std::string id;                   ///< Element id (tests and links find the chart by it).
+  std::string title;                ///< Heading inside the SVG.
+  std::string x_label;              ///< Axis label with unit.
+  std::string y_label;              ///< Axis label with unit.
+  std::vector<ChartSeries> series;  ///< Drawn in order.
+};
+
+/// The chart as one `<svg>` element (viewBox-sized, scales with its container).
+std::string RenderSvgChart(const ChartSpec& spec);
+
+/// `text` with &, <, >, " and ' escaped for HTML and SVG.
+std::string EscapeXml(const std::string& text);
+
+}  // namespace infermark::results

@@ -1,0 +1,82 @@
+// Points built in memory for store, compare and report tests: a curve of a recipe whose
+// throughput falls and interactivity rises as concurrency drops, as real sweeps do.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "results/point.hpp"
+
+namespace infermark::results::test {
+
+/// What varies between sample points.
+struct SampleSpec {
+  std::string hw = "mi355x";              ///< Hardware.
+  std::string framework = "vllm";         ///< Framework.
+  std::string precision = "fp4";          ///< Precision.
+  std::string spec_decoding = "none";     ///< Speculative decoding.
+  int tp = 8;                             ///< Tensor parallelism.
+  int isl = 1024;                         ///< Input length.
+  int osl = 1024;                         ///< Output length.
+  PointKind kind = PointKind::kMeasured;  ///< Measured or predicted.
+  double time_scale = 1;                  ///< Time scale of the run.
+  double speed = 1;                       ///< Multiplies throughput (a faster or slower candidate).
+};
+
+/// One agg record and point at concurrency `conc`, figures as measured (scaled by the time scale).
+inline Point SamplePoint(const SampleSpec& s, int conc) {
+  const double tput = s.speed * 40.0 * std::pow(conc, 0.8) * 8 / s.tp;  // tok/s/GPU, modelled hardware
+  const double intvty = s.speed * 120.0 / std::pow(conc, 0.35);         // tok/s/user
+  Json agg = Json::object();
+  agg["hw"] = s.hw;
+  agg["conc"] = conc;
+  agg["image"] = "vllm/vllm-openai-rocm:test";
+  agg["model"] = "amd/MiniMax-M3-MXFP4";
+  agg["infmax_model_prefix"] = "minimaxm3";
+  agg["framework"] = s.framework;
+  agg["precision"] = s.precision;
+  agg["spec_decoding"] = s.spec_decoding;
+  agg["disagg"] = false;
+  agg["recipe_fingerprint"] = "";
+  agg["isl"] = s.isl;
+  agg["osl"] = s.osl;
+  agg["is_multinode"] = false;
+  agg["tp"] = s.tp;
+  agg["pp"] = 1;
+  agg["dcp_size"] = 1;
+  agg["pcp_size"] = 1;
+  agg["ep"] = 1;
+  agg["dp_attention"] = "false";
+  agg["tput_per_gpu"] = tput * s.time_scale;
+  agg["output_tput_per_gpu"] = tput * s.time_scale / 2;
+  agg["input_tput_per_gpu"] = tput * s.time_scale / 2;
+  agg["median_ttft"] = 0.2 * std::sqrt(conc) / s.time_scale;
+  agg["p99_ttft"] = 0.5 * std::sqrt(conc) / s.time_scale;
+  agg["median_tpot"] = 1.0 / intvty / s.time_scale;
+  agg["median_intvty"] = intvty * s.time_scale;
+  agg["median_e2el"] = s.osl / intvty / s.time_scale;
+  Point p;
+  p.key = KeyFromAgg(agg, "sample");
+  p.agg = agg;
+  p.raw_json = DumpJson(agg);
+  p.provenance.kind = s.kind;
+  p.provenance.time_scale = s.time_scale;
+  p.provenance.config_key = "minimaxm3-fp4-mi355x-vllm";
+  p.provenance.image = "vllm/vllm-openai-rocm:test";
+  p.provenance.engine_flags = "--tp " + std::to_string(s.tp);
+  p.provenance.host = "testhost";
+  p.provenance.infermark_version = "0.1.0";
+  p.provenance.verdict = "VALID";
+  return p;
+}
+
+/// One point per concurrency.
+inline std::vector<Point> SampleCurve(const SampleSpec& s, const std::vector<int>& concs) {
+  std::vector<Point> points;
+  for (int c : concs) points.push_back(SamplePoint(s, c));
+  return points;
+}
+
+}  // namespace infermark::results::test
