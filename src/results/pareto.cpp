@@ -1,6 +1,7 @@
 #include "results/pareto.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace infermark::results {
 
@@ -28,6 +29,12 @@ std::optional<double> FrontAt(const std::vector<ChartPoint>& front, double x) {
     const ChartPoint& b = front[i];
     if (x <= b.x) {
       if (b.x == a.x) return std::max(a.y, b.y);
+      if (a.x > 0 && b.x > 0 && a.y > 0 && b.y > 0 && x > 0) {
+        // Throughput against interactivity or latency follows a power law between measured
+        // concurrencies closely; a straight line in log-log space follows it, a linear one does not.
+        const double t = std::log(x / a.x) / std::log(b.x / a.x);
+        return std::exp(std::log(a.y) + t * std::log(b.y / a.y));
+      }
       return a.y + (b.y - a.y) * (x - a.x) / (b.x - a.x);
     }
   }

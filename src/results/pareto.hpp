@@ -22,8 +22,10 @@ enum class XGoal { kMaximize, kMinimize };
 /// sorted by x ascending. Ties on x keep the higher y; equal points keep the first.
 std::vector<ChartPoint> ParetoFront(std::vector<ChartPoint> points, XGoal goal);
 
-/// The frontier's y at `x`, linear between neighbouring frontier points; nullopt outside the
-/// frontier's x range (a frontier is never extrapolated).
+/// The frontier's y at `x`, interpolated between neighbouring frontier points on a straight line in
+/// log-log space (a power law, which throughput against interactivity follows closely between
+/// concurrencies; linear where a value is not positive); nullopt outside the frontier's x range (a
+/// frontier is never extrapolated).
 std::optional<double> FrontAt(const std::vector<ChartPoint>& front, double x);
 
 }  // namespace infermark::results

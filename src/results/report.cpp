@@ -35,12 +35,12 @@ h3 { font-size: 15px; font-weight: 600; margin: 18px 0 6px; }
         font-size: 13px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 18px; margin: 10px 0 4px; }
 svg.chart { width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
-svg .chart-title { font-size: 15px; font-weight: 600; fill: var(--fg); }
+svg .chart-title { font-size: 16.5px; font-weight: 600; fill: var(--fg); }
 svg .plot-bg { fill: #fbfcfe; }
 svg .frame { fill: none; stroke: #9aa3b2; stroke-width: 1; }
 svg .grid { stroke: #e6e9ef; stroke-width: 1; }
-svg .tick { font-size: 11.5px; fill: var(--muted); font-variant-numeric: tabular-nums; }
-svg .axis-label { font-size: 13px; fill: var(--fg); }
+svg .tick { font-size: 13px; fill: var(--muted); font-variant-numeric: tabular-nums; }
+svg .axis-label { font-size: 14.5px; fill: var(--fg); }
 svg .frontier { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 svg .frontier.predicted { stroke-dasharray: 6 4; stroke-width: 1.8; }
 svg .pt.measured { stroke: #fff; stroke-width: 1.2; }
@@ -49,11 +49,14 @@ svg .pt.predicted { fill: #fff; stroke-width: 2; }
 svg .pt:hover { stroke: #000; stroke-width: 2.5; }
 svg .legend-marker.measured { stroke: #fff; stroke-width: 1; }
 svg .legend-marker.predicted { fill: #fff; stroke-width: 2; }
-svg .legend-label { font-size: 12px; fill: var(--fg); }
-table { border-collapse: collapse; width: 100%; font-size: 12.5px; margin: 6px 0 10px; }
-th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+svg .legend-label { font-size: 13px; fill: var(--fg); }
+.table-wrap { overflow-x: auto; margin: 6px 0 10px; }
+table { border-collapse: collapse; width: 100%; font-size: 12.5px; }
+th, td { padding: 4px 7px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th { background: var(--band); font-weight: 600; position: sticky; top: 0; }
 td.l, th.l { text-align: left; }
+td.wrap { white-space: normal; min-width: 21em; }
+th { white-space: normal; vertical-align: bottom; }
 td { font-variant-numeric: tabular-nums; }
 tr.predicted td { color: #4b5563; font-style: italic; }
 tr.invalid td { background: #fdecec; }
@@ -117,7 +120,8 @@ std::string PointTitle(const Drawn& d) {
 
 std::string RunsTable(const std::vector<ReportRun>& runs) {
   std::string h =
-      "<table class=\"runs\"><thead><tr><th class=\"l\">id</th><th class=\"l\">run</th><th class=\"l\">"
+      "<div class=\"table-wrap\"><table class=\"runs\"><thead><tr><th class=\"l\">id</th><th class=\"l\">run</th><th "
+      "class=\"l\">"
       "label</th><th class=\"l\">source</th><th>points</th><th class=\"l\">kind</th><th>time scale</th>"
       "<th class=\"l\">created</th><th class=\"l\">host</th><th class=\"l\">infermark</th></tr></thead><tbody>";
   for (const ReportRun& r : runs) {
@@ -130,12 +134,13 @@ std::string RunsTable(const std::vector<ReportRun>& runs) {
          "</td><td class=\"l\">" + EscapeXml(s.created_at) + "</td><td class=\"l\">" + EscapeXml(s.info.host) +
          "</td><td class=\"l\">" + EscapeXml(s.info.infermark_version) + "</td></tr>";
   }
-  return h + "</tbody></table>\n";
+  return h + "</tbody></table></div>\n";
 }
 
 std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series) {
   std::string h =
-      "<table class=\"points\"><thead><tr><th class=\"l\">series</th><th class=\"l\">parallelism</th><th>conc</th>"
+      "<div class=\"table-wrap\"><table class=\"points\"><thead><tr><th class=\"l\">series</th><th "
+      "class=\"l\">parallelism</th><th>conc</th>"
       "<th>tok/s/GPU</th><th>output tok/s/GPU</th><th>input tok/s/GPU</th><th>interactivity [tok/s/user]</th>"
       "<th>median TTFT [ms]</th><th>p99 TTFT [ms]</th><th>median E2EL [s]</th><th>time scale</th>"
       "<th class=\"l\">frontier</th><th class=\"l\">verdict</th></tr></thead><tbody>\n";
@@ -145,7 +150,7 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
     const bool invalid = p.provenance.verdict.rfind("INVALID", 0) == 0;
     std::string cls = s.predicted ? "predicted" : "measured";
     if (invalid) cls += " invalid";
-    h += "<tr class=\"" + cls + "\"><td class=\"l\"><span class=\"swatch" +
+    h += "<tr class=\"" + cls + "\"><td class=\"l wrap\"><span class=\"swatch" +
          std::string(s.predicted ? " predicted" : "") + "\" style=\"background:" + s.color +
          ";border-color:" + s.color + "\"></span>" + EscapeXml(s.label) + "</td><td class=\"l\">" +
          EscapeXml(p.key.topology) + "</td><td>" + std::to_string(p.key.conc) + "</td><td>" +
@@ -157,7 +162,7 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
          std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
          (d.front_e2el ? "latency" : "") + "</td><td class=\"l\">" + EscapeXml(p.provenance.verdict) + "</td></tr>\n";
   }
-  return h + "</tbody></table>\n";
+  return h + "</tbody></table></div>\n";
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace {
 constexpr double kWidth = 760;
 constexpr double kHeight = 470;
 constexpr double kLeft = 78;
-constexpr double kRight = 250;  // legend column
+constexpr double kRight = 235;  // legend column
 constexpr double kTop = 44;
 constexpr double kBottom = 58;
 
@@ -152,8 +152,8 @@ std::string RenderSvgChart(const ChartSpec& spec) {
     }
     // Long labels wrap onto a second line at a space near the middle.
     std::string first = s.label, second;
-    if (s.label.size() > 30) {
-      const std::size_t cut = s.label.rfind(' ', 30);
+    if (s.label.size() > 26) {
+      const std::size_t cut = s.label.rfind(' ', 26);
       if (cut != std::string::npos) {
         first = s.label.substr(0, cut);
         second = s.label.substr(cut + 1);

@@ -9,7 +9,7 @@
 #include "core/json_text.hpp"
 #include "results/point.hpp"
 
-namespace infermark::results::test {
+namespace infermark::results::sample {
 
 /// What varies between sample points.
 struct SampleSpec {
@@ -28,7 +28,7 @@ struct SampleSpec {
 /// One agg record and point at concurrency `conc`, figures as measured (scaled by the time scale).
 inline Point SamplePoint(const SampleSpec& s, int conc) {
   const double tput = s.speed * 40.0 * std::pow(conc, 0.8) * 8 / s.tp;  // tok/s/GPU, modelled hardware
-  const double intvty = s.speed * 120.0 / std::pow(conc, 0.35);         // tok/s/user
+  const double intvty = 120.0 / std::pow(conc, 0.35);                   // tok/s/user (speed changes throughput only)
   Json agg = Json::object();
   agg["hw"] = s.hw;
   agg["conc"] = conc;
@@ -79,4 +79,4 @@ inline std::vector<Point> SampleCurve(const SampleSpec& s, const std::vector<int
   return points;
 }
 
-}  // namespace infermark::results::test
+}  // namespace infermark::results::sample

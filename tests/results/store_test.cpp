@@ -37,7 +37,7 @@ class StoreTest : public ::testing::Test {
 };
 
 TEST_F(StoreTest, IngestIsIdempotentOnNaturalKeys) {
-  const auto points = test::SampleCurve({}, {1, 4, 16, 64});
+  const auto points = sample::SampleCurve({}, {1, 4, 16, 64});
   auto store = OpenStore(path_);
   EXPECT_EQ(store->SchemaVersion(), CurrentSchemaVersion());
   const IngestOutcome first = store->Ingest(Run("sweep-a"), points);
@@ -75,10 +75,10 @@ TEST_F(StoreTest, IngestIsIdempotentOnNaturalKeys) {
 }
 
 TEST_F(StoreTest, ProvenanceRoundTrips) {
-  test::SampleSpec spec;
+  sample::SampleSpec spec;
   spec.kind = PointKind::kPredicted;
   spec.time_scale = 20;
-  auto points = test::SampleCurve(spec, {8});
+  auto points = sample::SampleCurve(spec, {8});
   points[0].provenance.matrix_row = Json::parse(R"({"runner":"mi355x","tp":8,"conc":8})");
   points[0].provenance.started_at = "2026-12-02T10:00:00Z";
   points[0].provenance.metrics_version = "1";
@@ -106,8 +106,8 @@ TEST_F(StoreTest, ProvenanceRoundTrips) {
 
 TEST_F(StoreTest, FindRunByIdKeyPrefixLabelAndLatest) {
   auto store = OpenStore(path_);
-  store->Ingest(RunInfo{"sweep-20261201-aaaa", "nightly", "", "", "", ""}, test::SampleCurve({}, {1}));
-  store->Ingest(RunInfo{"sweep-20261202-bbbb", "nightly-2", "", "", "", ""}, test::SampleCurve({}, {1}));
+  store->Ingest(RunInfo{"sweep-20261201-aaaa", "nightly", "", "", "", ""}, sample::SampleCurve({}, {1}));
+  store->Ingest(RunInfo{"sweep-20261202-bbbb", "nightly-2", "", "", "", ""}, sample::SampleCurve({}, {1}));
   EXPECT_EQ(store->FindRun("1").info.run_key, "sweep-20261201-aaaa");
   EXPECT_EQ(store->FindRun("sweep-20261202-bbbb").id, 2);
   EXPECT_EQ(store->FindRun("sweep-20261201").id, 1);
@@ -123,7 +123,7 @@ TEST_F(StoreTest, MigratesForwardKeepingData) {
     v1.target_schema_version = 1;
     auto old_store = OpenStore(path_, v1);
     EXPECT_EQ(old_store->SchemaVersion(), 1);
-    EXPECT_EQ(old_store->Ingest(Run("old"), test::SampleCurve({}, {1, 2})).added, 2);
+    EXPECT_EQ(old_store->Ingest(Run("old"), sample::SampleCurve({}, {1, 2})).added, 2);
   }
   auto store = OpenStore(path_);
   EXPECT_EQ(store->SchemaVersion(), CurrentSchemaVersion());
@@ -131,7 +131,7 @@ TEST_F(StoreTest, MigratesForwardKeepingData) {
   const auto run = store->FindRun("old");
   EXPECT_EQ(store->Points(run.id).size(), 2u);
   // Version 2's column is usable: replacing a point records updated_at.
-  auto changed = test::SampleCurve({}, {1});
+  auto changed = sample::SampleCurve({}, {1});
   changed[0].raw_json = "{}";
   EXPECT_EQ(store->Ingest(Run("old"), changed).updated, 1);
 }
@@ -163,7 +163,7 @@ TEST_F(StoreTest, RefusesNewerAndForeignFiles) {
 TEST_F(StoreTest, WalModeAndConcurrentReader) {
   auto writer = OpenStore(path_);
   auto reader = OpenStore(path_);
-  writer->Ingest(Run("a"), test::SampleCurve({}, {1, 2, 4}));
+  writer->Ingest(Run("a"), sample::SampleCurve({}, {1, 2, 4}));
   EXPECT_EQ(reader->ListRuns().at(0).points, 3);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
