@@ -36,12 +36,14 @@ wait_for_server_ready() {
   done
 }
 
-# Runs infermark's load generator with the reference client's flags, as InferenceX recipes do.
+# Runs infermark's load generator with the reference client's flags, as InferenceX recipes do:
+# 10 x CONC prompts and 2 x CONC warm-ups, unless the runner scales them down
+# (INFERMARK_PROMPTS_PER_CONC, INFERMARK_WARMUPS_PER_CONC; `infermark run --prompts-per-conc`).
 run_benchmark_serving() {
   "$INFERMARK" bench serve --model "$MODEL" --backend vllm --base-url "http://127.0.0.1:${PORT}" \
     --dataset-name random --random-input-len "$ISL" --random-output-len "$OSL" \
-    --random-range-ratio "$RANDOM_RANGE_RATIO" --num-prompts "$((CONC * 10))" \
+    --random-range-ratio "$RANDOM_RANGE_RATIO" --num-prompts "$((CONC * ${INFERMARK_PROMPTS_PER_CONC:-10}))" \
     --max-concurrency "$CONC" --request-rate inf --ignore-eos --save-result \
-    --num-warmups "$((2 * CONC))" --percentile-metrics 'ttft,tpot,itl,e2el' \
+    --num-warmups "$((CONC * ${INFERMARK_WARMUPS_PER_CONC:-2}))" --percentile-metrics 'ttft,tpot,itl,e2el' \
     --result-dir "$RESULT_DIR" --result-filename "${RESULT_FILENAME}.json" "$@"
 }

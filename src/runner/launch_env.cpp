@@ -1,0 +1,94 @@
+// Values are written as a GitHub workflow writes its inputs: integers in decimal, booleans as
+// "true"/"false", strings unchanged.
+#include "runner/launch_env.hpp"
+
+namespace infermark::runner {
+namespace {
+
+std::string Text(const Json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
+void Put(EnvList& env, const Json& row, const char* key, const char* name, const std::string& fallback = {}) {
+  auto it = row.find(key);
+  if (it != row.end()) {
+    env.emplace_back(name, Text(*it));
+  } else if (!fallback.empty()) {
+    env.emplace_back(name, fallback);
+  }
+}
+
+}  // namespace
+
+EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
+  EnvList env;
+  Put(env, row, "model", "MODEL");
+  Put(env, row, "model-prefix", "MODEL_PREFIX");
+  Put(env, row, "exp-name", "EXP_NAME");
+  Put(env, row, "image", "IMAGE");
+  Put(env, row, "framework", "FRAMEWORK");
+  Put(env, row, "precision", "PRECISION");
+  Put(env, row, "tp", "TP");
+  Put(env, row, "pp", "PP_SIZE", "1");
+  Put(env, row, "dcp-size", "DCP_SIZE", "1");
+  Put(env, row, "pcp-size", "PCP_SIZE", "1");
+  Put(env, row, "ep", "EP_SIZE", "1");
+  Put(env, row, "dp-attn", "DP_ATTENTION", "false");
+  Put(env, row, "conc", "CONC");
+  Put(env, row, "isl", "ISL");
+  Put(env, row, "osl", "OSL");
+  Put(env, row, "max-model-len", "MAX_MODEL_LEN");
+  Put(env, row, "spec-decoding", "SPEC_DECODING", "none");
+  Put(env, row, "disagg", "DISAGG", "false");
+  Put(env, row, "run-eval", "RUN_EVAL", "false");
+  Put(env, row, "eval-only", "EVAL_ONLY", "false");
+  Put(env, row, "recipe-fingerprint", "RECIPE_FINGERPRINT");
+  // The workflow hard-codes the ratio (its input is unused), spec §3.1.
+  env.emplace_back("RANDOM_RANGE_RATIO", "0.8");
+  const bool agentic = row.contains("scenario-type") && Text(row["scenario-type"]) == "agentic-coding";
+  env.emplace_back("SCENARIO_TYPE", agentic ? "agentic-coding" : "fixed-seq-len");
+  env.emplace_back("SCENARIO_SUBDIR", agentic ? "agentic/" : "fixed_seq_len/");
+  env.emplace_back("IS_AGENTIC", agentic ? "1" : "0");
+  auto num = [&](const char* key) {
+    return row.contains(key) && row[key].is_number_integer() ? row[key].get<long long>() : 1LL;
+  };
+  env.emplace_back("GPU_COUNT", std::to_string(num("tp") * num("pp") * num("pcp-size")));
+  env.emplace_back("RESULT_FILENAME", c.result_filename);
+  env.emplace_back("RESULT_DIR", c.result_dir);
+  env.emplace_back("PORT", std::to_string(c.port));
+  Put(env, row, "runner", "RUNNER_TYPE");
+  env.emplace_back("RUNNER_NAME", c.runner_name);
+  if (!c.infermark.empty()) env.emplace_back("INFERMARK", c.infermark);
+  env.emplace_back("INFERMARK_PROMPTS_PER_CONC", std::to_string(c.prompts_per_conc));
+  env.emplace_back("INFERMARK_WARMUPS_PER_CONC", std::to_string(c.warmups_per_conc));
+  return env;
+}
+
+std::string EnvValue(const EnvList& env, const std::string& name) {
+  for (auto it = env.rbegin(); it != env.rend(); ++it) {
+    if (it->first == name) return it->second;
+  }
+  return {};
+}
+
+std::string ExpandVariables(const std::string& text, const EnvList& env) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "${") == 0) {
+      const auto close = text.find('}', i + 2);
+      if (close != std::string::npos) {
+        out += EnvValue(env, text.substr(i + 2, close - i - 2));
+        i = close + 1;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+}  // namespace infermark::runner

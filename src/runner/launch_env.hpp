@@ -1,0 +1,42 @@
+// The InferenceX environment contract of a launcher script (reference spec §3.1): the variables
+// a benchmark workflow exports from a matrix row, so an InferenceX recipe script runs unchanged
+// and an infermark script reads the same names.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/json_text.hpp"
+
+namespace infermark::runner {
+
+/// Variables as (name, value) pairs.
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+/// What the contract needs beyond the row.
+struct LaunchContext {
+  std::string runner_name;      ///< Concrete runner (RUNNER_NAME); the label is the row's `runner`.
+  std::string result_filename;  ///< RESULT_FILENAME (stem, no `.json`).
+  std::string result_dir;       ///< RESULT_DIR: where the script writes server.log and the result.
+  int port = 8888;              ///< PORT.
+  std::string infermark;        ///< INFERMARK: the binary scripts call as their client.
+  int prompts_per_conc = 10;    ///< INFERMARK_PROMPTS_PER_CONC (infermark's own scripts).
+  int warmups_per_conc = 2;     ///< INFERMARK_WARMUPS_PER_CONC.
+};
+
+/// The contract for `row`: MODEL, MODEL_PREFIX, EXP_NAME, IMAGE, FRAMEWORK, PRECISION, TP, PP_SIZE,
+/// DCP_SIZE, PCP_SIZE, EP_SIZE, DP_ATTENTION, CONC, ISL, OSL, MAX_MODEL_LEN, RANDOM_RANGE_RATIO,
+/// SPEC_DECODING, DISAGG, RUN_EVAL, EVAL_ONLY, SCENARIO_TYPE, SCENARIO_SUBDIR, IS_AGENTIC,
+/// RECIPE_FINGERPRINT, RESULT_FILENAME, RESULT_DIR, PORT, GPU_COUNT, RUNNER_TYPE, RUNNER_NAME, and
+/// infermark's INFERMARK* additions. Fields a row lacks are left out. Booleans are "true"/"false".
+EnvList LaunchEnvironment(const Json& row, const LaunchContext& context);
+
+/// `text` with every `${NAME}` replaced by its value in `env` (unknown names: empty), for
+/// command-line targets; no shell is involved.
+std::string ExpandVariables(const std::string& text, const EnvList& env);
+
+/// The value of `name` in `env`, or "".
+std::string EnvValue(const EnvList& env, const std::string& name);
+
+}  // namespace infermark::runner

@@ -1,0 +1,35 @@
+// Sweep progress for people: on a terminal, one redrawn line with a bar, counts and the ETA (mean
+// time of the rows run so far × rows left); otherwise one plain line per finished row, for logs.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace infermark::runner {
+
+/// Draws sweep progress on a stream.
+class Progress {
+ public:
+  /// `total` rows; `tty` picks the redrawn bar (else plain lines).
+  Progress(std::FILE* out, int total, bool tty);
+  /// A row starts (`index` is 0-based).
+  void Start(int index, const std::string& name);
+  /// A row ended with `status` after `seconds`; skipped rows pass `ran` false (no ETA weight).
+  void Finish(int index, const std::string& name, const std::string& status, double seconds, bool ran);
+  /// Ends the bar's line.
+  void Close();
+  /// `seconds` as `1h02m`, `4m05s` or `12s`.
+  static std::string Duration(double seconds);
+
+ private:
+  void Draw(const std::string& current);
+
+  std::FILE* out_;
+  int total_;
+  bool tty_;
+  int finished_ = 0;
+  int ran_ = 0;
+  double ran_seconds_ = 0;
+};
+
+}  // namespace infermark::runner

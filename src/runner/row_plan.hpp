@@ -1,0 +1,68 @@
+// What running one matrix row means at this site: the processes to start (a server and the
+// load client, or a launcher script that runs both), their environment, ports, files and logs.
+// Built from the row and the site file alone, so it can be printed (`run --dry-run`), tested and
+// turned into a Slurm job script without starting anything.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "runner/launch_env.hpp"
+#include "runner/process_group.hpp"
+#include "runner/site_config.hpp"
+
+namespace infermark::runner {
+
+/// Per-run settings that override the site defaults.
+struct PlanOptions {
+  std::string result_dir;               ///< Result folder (empty: the site's).
+  std::string runner_name;              ///< Concrete runner name (empty: the site's, else the host name).
+  std::optional<int> port;              ///< Port override.
+  std::optional<double> time_scale;     ///< Built-in engine time scale override.
+  std::optional<int> prompts_per_conc;  ///< Prompts per concurrency override.
+  std::optional<int> warmups_per_conc;  ///< Warm-ups per concurrency override.
+  std::string infermark;                ///< This binary (client and built-in engine); empty: found via /proc.
+};
+
+/// Everything needed to run one row.
+struct RowPlan {
+  std::string label;                             ///< Runner label.
+  TargetKind kind = TargetKind::kEngine;         ///< Target kind.
+  ExecutorKind executor = ExecutorKind::kLocal;  ///< Executor.
+  std::string result_filename;                   ///< RESULT_FILENAME stem.
+  std::string result_dir;                        ///< Absolute result folder.
+  std::string result_path;                       ///< `<result_dir>/<stem>.json`: the client's result file.
+  std::string state_path;                        ///< `<result_dir>/<stem>.row.json`: the row's outcome.
+  std::string log_dir;                           ///< `<result_dir>/logs/<stem>/`.
+  int port = 8888;                               ///< Server port.
+  EnvList env;                                   ///< The launcher environment contract.
+  SpawnSpec server;                              ///< The server (engine, command) or the launcher (script, container).
+  /// The load client when the runner drives it (engine and command targets); scripts run their own.
+  std::optional<SpawnSpec> client;
+  std::string server_log;            ///< Log holding the server's output (for markers and warnings).
+  std::vector<std::string> cleanup;  ///< argv run after stopping (e.g. `docker rm -f NAME`); empty: none.
+  double time_scale = 1;             ///< Built-in engine time scale (1 for other targets).
+};
+
+/// Plans `row` at `site`. Throws InputError (naming the row) when its runner label has no entry
+/// in the site file, its launcher script cannot be found, or a field it needs is missing.
+RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& options);
+
+/// Path of the running infermark binary.
+std::string SelfExecutable();
+
+/// The launcher script for `row` in `dir`, resolved as InferenceX's launchers do:
+/// `<dir>/<scenario subdir><exp prefix>_<precision>_<gpu>_<framework>[_mtp].sh`, else without the
+/// framework; empty when neither exists. `<gpu>` is the label without `cluster:` and after-`-` parts.
+std::string FindLauncherScript(const std::string& dir, const Json& row);
+
+/// The argv that runs `script` inside `image` with `engine` (docker, podman or enroot), the
+/// environment passed with -e, the result folder mounted at /workspace and the script folder and
+/// infermark binary mounted read-only. `name` names the container (docker/podman).
+std::vector<std::string> ContainerArgv(const TargetSpec& target, const std::string& image, const std::string& name,
+                                       const std::string& script_dir, const std::string& script_rel,
+                                       const std::string& result_dir, const std::string& infermark, const EnvList& env);
+
+}  // namespace infermark::runner

@@ -1,0 +1,192 @@
+// A row's processes live in ProcessGroup objects whose destructors stop them, so every early
+// return (and exception) still leaves no process behind.
+#include "runner/row_runner.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "core/subprocess.hpp"
+#include "runner/readiness.hpp"
+#include "runner/stop_signal.hpp"
+
+namespace infermark::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using Seconds = std::chrono::duration<double>;
+
+std::string StatusText(int status) {
+  return status >= 128 ? "was killed by signal " + std::to_string(status - 128)
+                       : "exited with status " + std::to_string(status);
+}
+
+std::string WithTail(std::string why, const std::string& log) {
+  const std::string tail = LogTail(log, 3);
+  if (!tail.empty()) why += "; log ends: " + tail;
+  return why;
+}
+
+void RunCleanup(const RowPlan& plan) {
+  if (plan.cleanup.empty()) return;
+  try {
+    RunCapture(plan.cleanup);
+  } catch (const std::exception&) {
+    // The container engine is gone too: nothing is left to remove.
+  }
+}
+
+// Result files of a script row land in RESULT_DIR; its server log moves into the row's folder.
+void CollectScriptLog(const RowPlan& plan) {
+  if (plan.kind != TargetKind::kScript && plan.kind != TargetKind::kContainer) return;
+  std::error_code ec;
+  if (fs::exists(plan.server_log, ec)) fs::rename(plan.server_log, fs::path(plan.log_dir) / "server.log", ec);
+}
+
+}  // namespace
+
+const char* StatusName(RowStatus status) {
+  switch (status) {
+    case RowStatus::kDone:
+      return "done";
+    case RowStatus::kInvalid:
+      return "invalid";
+    case RowStatus::kFailed:
+      return "failed";
+    case RowStatus::kInterrupted:
+      return "interrupted";
+    case RowStatus::kSkipped:
+      return "skipped";
+  }
+  return "failed";
+}
+
+RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(Seconds(limits.row_timeout_s));
+  const Seconds grace(limits.stop_grace_s);
+  RowOutcome out;
+  std::error_code ec;
+  fs::create_directories(plan.log_dir, ec);
+  fs::create_directories(plan.result_dir, ec);
+  // A result file without a finished state is from a run that was cut short: not this row's.
+  fs::remove(plan.result_path, ec);
+  const bool script = !plan.client.has_value();
+  if (script) fs::remove(plan.server_log, ec);
+
+  auto finish = [&](RowStatus status, std::string reason) {
+    out.status = status;
+    out.reason = std::move(reason);
+    out.seconds = Seconds(Clock::now() - start).count();
+    return out;
+  };
+  auto interrupted = [&] { return "interrupted by signal " + std::to_string(StopRequested()); };
+
+  // Groups a sweep killed with SIGKILL left running would hold the port: end them first.
+  const std::string groups_file = (fs::path(plan.log_dir) / "groups").string();
+  KillRecordedGroups(groups_file);
+  std::optional<ProcessGroup> server;
+  try {
+    server.emplace(plan.server);
+    RecordGroup(groups_file, server->pid());
+  } catch (const std::exception& e) {
+    return finish(RowStatus::kFailed, e.what());
+  }
+  ReadinessOptions ready;
+  ready.port = plan.port;
+  ready.log_path = plan.server_log;
+  ready.timeout_s = limits.startup_timeout_s;
+  ready.exit_zero_is_done = script;
+  const ReadyResult r = WaitReady(*server, ready);
+  out.ready_s = r.waited_s;
+
+  RowStatus status = RowStatus::kDone;
+  std::string reason;
+  if (r.state == ReadyState::kInterrupted) {
+    status = RowStatus::kInterrupted;
+    reason = interrupted();
+  } else if (r.state == ReadyState::kExited && script) {
+    // The launcher's own output says why (its server may not have written a log yet).
+    status = RowStatus::kFailed;
+    reason = WithTail("launcher " + StatusText(server->Poll().value_or(-1)) + " before the server was ready",
+                      plan.server.log_path);
+  } else if (r.state == ReadyState::kExited || r.state == ReadyState::kTimedOut) {
+    status = RowStatus::kFailed;
+    reason = r.detail;
+  } else if (script) {
+    // The launcher runs the client itself: wait for it to finish the row.
+    const auto left = Seconds(deadline - Clock::now());
+    const std::optional<int> code = server->WaitFor(left);
+    if (StopRequested() != 0) {
+      status = RowStatus::kInterrupted;
+      reason = interrupted();
+    } else if (!code) {
+      status = RowStatus::kFailed;
+      reason =
+          "row timeout: launcher still running after " + std::to_string(static_cast<int>(limits.row_timeout_s)) + " s";
+    } else if (*code != 0 && !fs::exists(plan.result_path, ec)) {
+      status = RowStatus::kFailed;
+      reason = WithTail(
+          "launcher " + StatusText(*code) + " without writing " + fs::path(plan.result_path).filename().string(),
+          plan.server.log_path);
+    } else if (*code != 0) {
+      status = RowStatus::kInvalid;
+      reason = "launcher " + StatusText(*code) + " after writing its result";
+    } else if (!fs::exists(plan.result_path, ec)) {
+      status = RowStatus::kFailed;
+      reason = "launcher exited 0 but wrote no " + fs::path(plan.result_path).filename().string();
+    }
+  } else {
+    std::optional<ProcessGroup> client;
+    try {
+      client.emplace(*plan.client);
+      RecordGroup(groups_file, client->pid());
+    } catch (const std::exception& e) {
+      status = RowStatus::kFailed;
+      reason = e.what();
+    }
+    while (client) {
+      if (auto code = client->WaitFor(Seconds(0.2))) {
+        if (*code == 0 && fs::exists(plan.result_path, ec)) break;
+        if (fs::exists(plan.result_path, ec)) {
+          status = RowStatus::kInvalid;
+          reason = WithTail("client " + StatusText(*code) + " (run judged INVALID)", plan.client->log_path);
+        } else {
+          status = RowStatus::kFailed;
+          reason = WithTail("client " + StatusText(*code) + " without a result", plan.client->log_path);
+        }
+        break;
+      }
+      if (StopRequested() != 0) {
+        status = RowStatus::kInterrupted;
+        reason = interrupted();
+        break;
+      }
+      if (auto died = server->Poll()) {
+        status = RowStatus::kFailed;
+        reason = WithTail("server " + StatusText(*died) + " during the load", plan.server_log);
+        break;
+      }
+      if (Clock::now() >= deadline) {
+        status = RowStatus::kFailed;
+        reason =
+            "row timeout: load still running after " + std::to_string(static_cast<int>(limits.row_timeout_s)) + " s";
+        break;
+      }
+    }
+    if (client) client->Stop(grace);
+    if (status != RowStatus::kDone) fs::remove(plan.result_path, ec);
+  }
+  server->Stop(grace);
+  server.reset();
+  RunCleanup(plan);
+  fs::remove(groups_file, ec);
+  CollectScriptLog(plan);
+  out.warnings = ScanLogWarnings(fs::path(plan.log_dir) / "server.log");
+  if (status == RowStatus::kFailed && script) fs::remove(plan.result_path, ec);
+  return finish(status, reason);
+}
+
+}  // namespace infermark::runner

@@ -1,0 +1,44 @@
+// Running one planned row locally: start, wait until ready, load, stop everything, judge.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/log_warnings.hpp"
+#include "runner/row_plan.hpp"
+
+namespace infermark::runner {
+
+/// How a row ended.
+enum class RowStatus {
+  kDone,         ///< The result file was written and the client exited 0.
+  kInvalid,      ///< The result file was written but the client judged the run INVALID (exit 1).
+  kFailed,       ///< No usable result: see the reason.
+  kInterrupted,  ///< A stop signal ended it.
+  kSkipped,      ///< Not run: a complete result was already there.
+};
+
+/// Lower-case name ("done", "invalid", "failed", "interrupted", "skipped").
+const char* StatusName(RowStatus status);
+
+/// The outcome of one row.
+struct RowOutcome {
+  RowStatus status = RowStatus::kFailed;  ///< How it ended.
+  std::string reason;                     ///< Why, when not done.
+  std::vector<LogWarning> warnings;       ///< Found in the server log.
+  double seconds = 0;                     ///< Wall time of the row.
+  double ready_s = 0;                     ///< Seconds until the server was ready.
+};
+
+/// Limits of one row.
+struct RowLimits {
+  double startup_timeout_s = 900;  ///< Readiness.
+  double row_timeout_s = 7200;     ///< The whole row.
+  double stop_grace_s = 10;        ///< SIGTERM → SIGKILL.
+};
+
+/// Runs `plan` on this machine. Never throws for a failure of the row itself (it becomes the
+/// outcome); every process it started is gone when it returns.
+RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits);
+
+}  // namespace infermark::runner

@@ -1,0 +1,210 @@
+// Jobs are watched through `scontrol show job` (kept for MinJobAge after they end), which needs
+// no accounting database; a job that is gone from scontrol counts as ended.
+#include "runner/slurm_executor.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "core/exit_codes.hpp"
+#include "core/file_io.hpp"
+#include "core/subprocess.hpp"
+#include "runner/readiness.hpp"
+#include "runner/stop_signal.hpp"
+
+namespace infermark::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+long long WorkerGpus(const Json& row, const char* side) {
+  if (!row.contains(side) || !row[side].is_object()) return 0;
+  const Json& w = row[side];
+  const long long tp = w.contains("tp") && w["tp"].is_number_integer() ? w["tp"].get<long long>() : 1;
+  const long long n =
+      w.contains("num-worker") && w["num-worker"].is_number_integer() ? w["num-worker"].get<long long>() : 1;
+  return tp * n;
+}
+
+struct Job {
+  std::size_t row = 0;
+  std::string id;
+  std::string state;
+  bool ended = false;
+};
+
+std::string JobState(const SlurmSettings& s, const std::string& id) {
+  try {
+    const ProcessResult r = RunCapture({s.scontrol, "show", "job", id});
+    if (r.exit_code != 0) return "GONE";
+    const auto pos = r.out.find("JobState=");
+    if (pos == std::string::npos) return "GONE";
+    const auto end = r.out.find_first_of(" \n", pos);
+    return r.out.substr(pos + 9, end - pos - 9);
+  } catch (const std::exception&) {
+    return "GONE";
+  }
+}
+
+bool Ended(const std::string& state) {
+  return state != "PENDING" && state != "RUNNING" && state != "CONFIGURING" && state != "COMPLETING" &&
+         state != "SUSPENDED" && state != "REQUEUED" && state != "RESIZING";
+}
+
+}  // namespace
+
+int RowNodes(const Json& row, const RunnerSite& runner) {
+  const long long gpus = WorkerGpus(row, "prefill") + WorkerGpus(row, "decode");
+  if (gpus == 0) return 1;
+  const long long per_node = runner.slurm.gpus_per_node > 0 ? runner.slurm.gpus_per_node : 8;
+  return static_cast<int>(std::max(1LL, (gpus + per_node - 1) / per_node));
+}
+
+std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int nodes, const std::string& row_file,
+                           const std::string& site_file, const SweepSettings& settings) {
+  std::ostringstream s;
+  s << "#!/bin/bash\n";
+  s << "#SBATCH --job-name=infermark_" << plan.label << "\n";
+  s << "#SBATCH --nodes=" << nodes << "\n";
+  s << "#SBATCH --exclusive\n";
+  s << "#SBATCH --time=" << runner.slurm.time_limit_min << "\n";
+  s << "#SBATCH --output=" << (fs::path(plan.log_dir) / "slurm-%j.out").string() << "\n";
+  if (!runner.slurm.partition.empty()) s << "#SBATCH --partition=" << runner.slurm.partition << "\n";
+  if (runner.slurm.gpus_per_node > 0) s << "#SBATCH --gres=gpu:" << runner.slurm.gpus_per_node << "\n";
+  for (const auto& a : runner.slurm.sbatch_args) s << "#SBATCH " << a << "\n";
+  s << "# " << plan.result_filename << "\n";
+  s << "set -euo pipefail\n";
+  const std::string infermark = settings.plan.infermark.empty() ? SelfExecutable() : settings.plan.infermark;
+  s << "exec " << Quote(infermark) << " run --matrix " << Quote(row_file) << " --site " << Quote(site_file)
+    << " --executor local --result-dir " << Quote(plan.result_dir);
+  const std::string runner_name = EnvValue(plan.env, "RUNNER_NAME");
+  if (!runner_name.empty()) s << " --runner-name " << Quote(runner_name);
+  s << " --port " << plan.port;
+  if (plan.kind == TargetKind::kEngine) s << " --time-scale " << plan.time_scale;
+  if (settings.plan.prompts_per_conc) s << " --prompts-per-conc " << *settings.plan.prompts_per_conc;
+  if (settings.plan.warmups_per_conc) s << " --warmups-per-conc " << *settings.plan.warmups_per_conc;
+  s << " --startup-timeout " << settings.limits.startup_timeout_s << " --row-timeout " << settings.limits.row_timeout_s;
+  if (!settings.resume) s << " --no-resume";
+  s << "\n";
+  return s.str();
+}
+
+int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const SweepSettings& settings,
+                  const SlurmSettings& slurm) {
+  std::vector<RowPlan> plans;
+  for (const auto& row : rows) plans.push_back(PlanRow(row, site, settings.plan));
+  InstallStopHandlers();
+  std::vector<Job> jobs;
+  SweepSummary summary;
+  std::vector<RowOutcome> outcomes(plans.size());
+  std::vector<bool> submitted(plans.size(), false);
+  std::error_code ec;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const RowPlan& plan = plans[i];
+    if (settings.resume && RowComplete(plan)) {
+      outcomes[i].status = RowStatus::kSkipped;
+      continue;
+    }
+    fs::create_directories(plan.log_dir, ec);
+    fs::remove(plan.state_path, ec);
+    const std::string row_file = (fs::path(plan.log_dir) / "row.json").string();
+    const std::string script_file = (fs::path(plan.log_dir) / "job.sbatch").string();
+    WriteFileAtomic(row_file, Json::array({rows[i]}).dump() + "\n");
+    const RunnerSite* runner = site.FindRunner(plan.label);
+    WriteFileAtomic(script_file,
+                    SlurmJobScript(plan, *runner, RowNodes(rows[i], *runner), row_file, site.file, settings));
+    ProcessResult r;
+    try {
+      r = RunCapture({slurm.sbatch, "--parsable", script_file});
+    } catch (const std::exception& e) {
+      r.exit_code = 127;
+      r.err = e.what();
+    }
+    if (r.exit_code != 0) {
+      outcomes[i].status = RowStatus::kFailed;
+      outcomes[i].reason = "sbatch failed: " + r.err.substr(0, r.err.find('\n'));
+      WriteRowState(plan, rows[i], outcomes[i]);
+      continue;
+    }
+    Job job;
+    job.row = i;
+    job.id = r.out.substr(0, r.out.find_first_of(";\n"));
+    jobs.push_back(job);
+    submitted[i] = true;
+    std::fprintf(stderr, "slurm: row %zu/%zu submitted as job %s: %s\n", i + 1, plans.size(), job.id.c_str(),
+                 plan.result_filename.c_str());
+  }
+  std::size_t open = jobs.size();
+  while (open > 0) {
+    if (StopRequested() != 0) {
+      for (auto& j : jobs) {
+        if (!j.ended) RunCapture({slurm.scancel, j.id});
+      }
+      break;
+    }
+    for (auto& j : jobs) {
+      if (j.ended) continue;
+      j.state = JobState(slurm, j.id);
+      if (Ended(j.state)) {
+        j.ended = true;
+        --open;
+        std::fprintf(stderr, "slurm: job %s ended %s\n", j.id.c_str(), j.state.c_str());
+      }
+    }
+    if (open > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slurm.poll_interval_s));
+  }
+  for (const auto& j : jobs) {
+    const RowPlan& plan = plans[j.row];
+    RowOutcome& out = outcomes[j.row];
+    Json state;
+    try {
+      state = Json::parse(ReadFile(plan.state_path));
+    } catch (const std::exception&) {
+    }
+    const std::string slurm_log = (fs::path(plan.log_dir) / ("slurm-" + j.id + ".out")).string();
+    if (state.is_object() && state.contains("status")) {
+      const std::string s = state["status"].get<std::string>();
+      out.status = s == "done" ? RowStatus::kDone : s == "invalid" ? RowStatus::kInvalid : RowStatus::kFailed;
+      out.reason = state.value("reason", "");
+      out.seconds = state.value("seconds", 0.0);
+      if (j.state != "COMPLETED" && out.status != RowStatus::kDone) out.reason += " (slurm job " + j.state + ")";
+    } else {
+      out.status = StopRequested() != 0 ? RowStatus::kInterrupted : RowStatus::kFailed;
+      out.reason = "slurm job " + j.id + " ended " + (j.state.empty() ? "?" : j.state) + " without a row state";
+      const std::string tail = LogTail(slurm_log, 3);
+      if (!tail.empty()) out.reason += "; job output ends: " + tail;
+      WriteRowState(plan, rows[j.row], out);
+    }
+  }
+  std::printf("%-8s %8s  %s\n", "status", "seconds", "row");
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const RowOutcome& o = outcomes[i];
+    std::printf("%-8s %8.1f  %s\n", StatusName(o.status), o.seconds, plans[i].result_filename.c_str());
+    if (!o.reason.empty() && o.status != RowStatus::kDone) std::printf("         reason: %s\n", o.reason.c_str());
+    if (o.status == RowStatus::kDone || o.status == RowStatus::kInvalid) ++summary.done;
+    if (o.status == RowStatus::kSkipped) ++summary.skipped;
+    if (o.status == RowStatus::kFailed) ++summary.failed;
+  }
+  std::printf("%d run, %d skipped (complete), %d failed (slurm executor)\n", summary.done, summary.skipped,
+              summary.failed);
+  std::fflush(stdout);
+  if (StopRequested() != 0) return 128 + StopRequested();
+  return summary.failed > 0 ? kExitRunFailed : kExitOk;
+}
+
+}  // namespace infermark::runner

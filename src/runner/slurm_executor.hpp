@@ -1,0 +1,38 @@
+// The Slurm executor: each row becomes one sbatch job that runs `infermark run` on that single
+// row on the allocated node(s), writing its result and row state to the shared result folder.
+// The submitting process waits for the jobs, collects their states, and reports jobs that
+// failed, were cancelled or hit their time limit without a state of their own.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "runner/sweep.hpp"
+
+namespace infermark::runner {
+
+/// How the executor talks to Slurm.
+struct SlurmSettings {
+  double poll_interval_s = 5;         ///< Between job-state queries.
+  std::string sbatch = "sbatch";      ///< Program names (PATH lookup), replaceable for tests.
+  std::string scontrol = "scontrol";  ///< Job states (works without accounting).
+  std::string scancel = "scancel";    ///< Cancels jobs on Ctrl-C.
+};
+
+/// Nodes a row needs: 1 for single-node rows; for multi-node rows the prefill and decode GPUs
+/// (tp × workers of each) over the label's gpus-per-node (8 when unset).
+int RowNodes(const Json& row, const RunnerSite& runner);
+
+/// The sbatch script of one row: resources as #SBATCH lines (job name, nodes, time, partition,
+/// GPUs, exclusive, output file), then `infermark run --matrix ROW_FILE` with this sweep's
+/// settings and the local executor.
+std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int nodes, const std::string& row_file,
+                           const std::string& site_file, const SweepSettings& settings);
+
+/// Submits every row that is not complete, waits for the jobs, prints the summary; returns the
+/// exit code as RunSweepCommand does.
+int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const SweepSettings& settings,
+                  const SlurmSettings& slurm);
+
+}  // namespace infermark::runner

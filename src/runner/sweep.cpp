@@ -1,0 +1,158 @@
+// Row states are written with WriteFileAtomic after the result is stored, so a sweep killed at
+// any instant leaves each row either complete (state + result) or not (re-run); a result file
+// with no state is adopted after a check that it parses, so a kill between the client's write and
+// the state's costs no measurement.
+#include "runner/sweep.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include "core/diagnostic.hpp"
+#include "core/file_io.hpp"
+#include "runner/process_group.hpp"
+#include "runner/progress.hpp"
+#include "runner/stop_signal.hpp"
+
+namespace infermark::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string UtcNow() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Json ReadJson(const std::string& path) {
+  try {
+    return Json::parse(ReadFile(path));
+  } catch (const std::exception&) {
+    return Json();
+  }
+}
+
+const char* TargetName(TargetKind kind) {
+  switch (kind) {
+    case TargetKind::kEngine:
+      return "engine";
+    case TargetKind::kScript:
+      return "script";
+    case TargetKind::kContainer:
+      return "container";
+    case TargetKind::kCommand:
+      return "command";
+  }
+  return "engine";
+}
+
+}  // namespace
+
+bool RowComplete(const RowPlan& plan) {
+  std::error_code ec;
+  if (!fs::exists(plan.result_path, ec)) return false;
+  const Json state = ReadJson(plan.state_path);
+  if (!state.is_object() || !state.contains("status") || !state["status"].is_string()) return false;
+  const std::string s = state["status"].get<std::string>();
+  return s == "done" || s == "invalid";
+}
+
+void WriteRowState(const RowPlan& plan, const Json& row, const RowOutcome& outcome) {
+  Json state = Json::object();
+  state["status"] = StatusName(outcome.status);
+  state["reason"] = outcome.reason;
+  state["result_filename"] = plan.result_filename;
+  state["target"] = TargetName(plan.kind);
+  state["executor"] = plan.executor == ExecutorKind::kSlurm ? "slurm" : "local";
+  state["finished_at"] = UtcNow();
+  state["seconds"] = outcome.seconds;
+  state["ready_seconds"] = outcome.ready_s;
+  state["time_scale"] = plan.time_scale;
+  state["server_argv"] = plan.server.argv;
+  Json warnings = Json::array();
+  for (const auto& w : outcome.warnings) {
+    warnings.push_back(Json{{"what", w.what}, {"count", w.count}, {"first_line", w.first_line}});
+  }
+  state["warnings"] = warnings;
+  state["row"] = row;
+  std::error_code ec;
+  fs::create_directories(plan.result_dir, ec);
+  WriteFileAtomic(plan.state_path, state.dump(2) + "\n");
+}
+
+SweepSummary RunSweep(const std::vector<Json>& rows, const SiteConfig& site, const SweepSettings& settings) {
+  std::vector<RowPlan> plans;
+  std::vector<Diagnostic> problems;
+  for (const auto& row : rows) {
+    try {
+      plans.push_back(PlanRow(row, site, settings.plan));
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
+  // A sweep killed with SIGKILL leaves its row's processes running; end them before anything
+  // else, so that none writes a result or holds the port while this sweep goes on.
+  for (const auto& plan : plans) KillRecordedGroups((fs::path(plan.log_dir) / "groups").string());
+  const RowExecutor run = settings.executor ? settings.executor : RowExecutor(&RunRowLocally);
+  SweepSummary summary;
+  Progress progress(settings.progress != nullptr ? settings.progress : stderr, static_cast<int>(plans.size()),
+                    settings.progress_tty);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    if (StopRequested() != 0) break;
+    const RowPlan& plan = plans[i];
+    const int index = static_cast<int>(i);
+    SweepRow entry{plan.result_filename, {}};
+    std::error_code ec;
+    if (settings.resume && RowComplete(plan)) {
+      entry.outcome.status = RowStatus::kSkipped;
+      ++summary.skipped;
+      if (settings.progress != nullptr) progress.Finish(index, plan.result_filename, "skipped", 0, false);
+      summary.rows.push_back(std::move(entry));
+      continue;
+    }
+    if (settings.progress != nullptr) progress.Start(index, plan.result_filename);
+    RowOutcome outcome;
+    const Json adopted = settings.resume && fs::exists(plan.result_path, ec) ? ReadJson(plan.result_path) : Json();
+    if (adopted.is_object()) {
+      outcome.status = RowStatus::kDone;
+      outcome.reason = "result found from an interrupted sweep; stored without re-running";
+    } else {
+      outcome = run(plan, settings.limits);
+    }
+    if ((outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid) && settings.store) {
+      std::string why;
+      try {
+        why = settings.store(rows[i], plan, outcome);
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+      if (!why.empty()) {
+        outcome.status = RowStatus::kFailed;
+        outcome.reason = "storing the result failed: " + why;
+      }
+    }
+    WriteRowState(plan, rows[i], outcome);
+    if (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid) {
+      ++summary.done;
+    } else if (outcome.status != RowStatus::kInterrupted) {
+      ++summary.failed;
+    }
+    if (settings.progress != nullptr) {
+      std::string label = plan.result_filename;
+      if (!outcome.reason.empty() && outcome.status != RowStatus::kDone) label += ": " + outcome.reason;
+      progress.Finish(index, label, StatusName(outcome.status), outcome.seconds, true);
+    }
+    entry.outcome = std::move(outcome);
+    summary.rows.push_back(std::move(entry));
+  }
+  summary.stop_signal = StopRequested();
+  if (settings.progress != nullptr) progress.Close();
+  return summary;
+}
+
+}  // namespace infermark::runner

@@ -1,0 +1,101 @@
+// Helpers of the runner tests: scratch folders, free ports, rows for the test launcher scripts,
+// and checks that processes are gone.
+#pragma once
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "test_paths.hpp"
+
+namespace infermark::test {
+
+/// A fresh folder under the system temp folder, removed at destruction.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "infermark-runner-XXXXXX").string();
+    path = mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+/// A port nothing listens on right now (the kernel's choice for an ephemeral bind).
+inline int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+/// A single-node matrix row whose launcher script is `tests/runner/scripts/<kind>_fp8_test_vllm.sh`.
+inline Json ScriptRow(const std::string& kind, int conc) {
+  Json row = Json::object();
+  row["image"] = "example/image:1";
+  row["model"] = "test/model";
+  row["model-prefix"] = kind;
+  row["precision"] = "fp8";
+  row["framework"] = "vllm";
+  row["runner"] = "test";
+  row["isl"] = 1024;
+  row["osl"] = 1024;
+  row["tp"] = 1;
+  row["pp"] = 1;
+  row["dcp-size"] = 1;
+  row["pcp-size"] = 1;
+  row["conc"] = conc;
+  row["max-model-len"] = 2304;
+  row["ep"] = 1;
+  row["dp-attn"] = false;
+  row["spec-decoding"] = "none";
+  row["exp-name"] = kind + "_1k1k";
+  row["disagg"] = false;
+  row["run-eval"] = false;
+  return row;
+}
+
+/// A site file with one label `test` whose target is the test scripts' folder.
+inline std::string ScriptSite(const std::string& result_dir, int port, double startup_timeout_s = 60) {
+  return "defaults: {port: " + std::to_string(port) + ", result-dir: '" + result_dir +
+         "', stop-grace-s: 2, startup-timeout-s: " + std::to_string(startup_timeout_s) +
+         ", runner-name: test_00}\nrunners:\n  test: {script: {dir: '" + SourcePath("tests/runner/scripts") + "'}}\n";
+}
+
+/// The pids the test scripts recorded in `<dir>/pids`.
+inline std::vector<pid_t> RecordedPids(const std::string& dir) {
+  std::vector<pid_t> pids;
+  std::ifstream in(dir + "/pids");
+  for (long p; in >> p;) pids.push_back(static_cast<pid_t>(p));
+  return pids;
+}
+
+/// Whether a process with this pid exists and is not a zombie.
+inline bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  return close != std::string::npos && line.size() > close + 2 && line[close + 2] != 'Z';
+}
+
+}  // namespace infermark::test
