@@ -12,11 +12,11 @@
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
-#include "core/sha256.hpp"
 #include "core/version.hpp"
 #include "results/compare.hpp"
 #include "results/csv_export.hpp"
 #include "results/indented_json.hpp"
+#include "results/ingest.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
 #include "results/result_store.hpp"
@@ -144,41 +144,21 @@ int RunIngest(IngestCommand& cmd) {
   if (cmd.time_scale > 0) options.time_scale = cmd.time_scale;
   options.config_key = cmd.config_key;
 
-  // Every file is read before anything is stored: a bad file leaves the store as it was.
-  std::vector<results::Point> points;
-  std::vector<Diagnostic> problems;
-  const std::vector<std::string> files = results::ExpandResultPaths(cmd.paths);
-  for (const std::string& file : files) {
-    try {
-      for (auto& p : results::ReadResultFile(file, options)) points.push_back(std::move(p));
-    } catch (const InputError& e) {
-      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
-    }
-  }
-  if (!problems.empty()) throw InputError(std::move(problems));
-  if (points.empty()) throw InputError(Diagnostic{{}, "", "", "no result files found under the given paths"});
-
   results::RunInfo run;
   run.run_key = cmd.run_key;
-  if (run.run_key.empty()) {
-    // Same files, same run: re-ingesting them is a no-op.
-    std::vector<std::string> hashes;
-    for (const auto& p : points) hashes.push_back(p.raw_sha256 + p.key.Canonical());
-    std::sort(hashes.begin(), hashes.end());
-    std::string all;
-    for (const auto& h : hashes) all += h + "\n";
-    run.run_key = "ingest-" + Sha256Hex(all).substr(0, 12);
-  }
   run.label = cmd.label;
   run.host = HostName();
   run.infermark_version = kVersion;
   run.source = "ingest";
   run.recipe = cmd.config_key;
+  // Every file is read before anything is stored: a bad file leaves the store as it was.
+  const std::size_t files = results::ExpandResultPaths(cmd.paths).size();
   auto store = results::OpenStore(cmd.db);
-  const results::IngestOutcome outcome = store->Ingest(run, points);
-  std::cout << "run " << outcome.run_id << " (" << run.run_key << "): " << outcome.added << " added, "
-            << outcome.updated << " updated, " << outcome.unchanged << " unchanged, from " << files.size()
-            << " file(s) into " << cmd.db << '\n';
+  const results::IngestOutcome outcome = results::IngestResultFiles(*store, run, cmd.paths, options);
+  const results::RunSummary stored = store->FindRun(std::to_string(outcome.run_id));
+  std::cout << "run " << outcome.run_id << " (" << stored.info.run_key << "): " << outcome.added << " added, "
+            << outcome.updated << " updated, " << outcome.unchanged << " unchanged, from " << files << " file(s) into "
+            << cmd.db << '\n';
   return kExitOk;
 }
 

@@ -120,7 +120,16 @@ Provenance ReadProvenance(const Json& result) {
       if (v->contains("reasons") && !(*v)["reasons"].empty()) p.verdict += ": " + TextOf((*v)["reasons"]);
     } else {
       p.verdict = TextOf(*v);
+      // The load generator writes the reasons beside the verdict, one sentence each.
+      if (const Json* reasons = Field(result, "verdict_reasons"); reasons && reasons->is_array() && !reasons->empty()) {
+        std::string joined;
+        for (const auto& r : *reasons) joined += (joined.empty() ? "" : "; ") + TextOf(r);
+        p.verdict += ": " + joined;
+      }
     }
+  }
+  if (const Json* v = Field(result, "complete"); v && v->is_boolean() && !v->get<bool>()) {
+    p.verdict += p.verdict.empty() ? "incomplete" : " (incomplete)";
   }
   if (const auto v = result.find("benchmark_start_time_unix"); v != result.end() && v->is_number()) {
     p.started_at = IsoUtc(v->get<double>());
@@ -131,6 +140,35 @@ Provenance ReadProvenance(const Json& result) {
   return p;
 }
 
+// The sweep's record of a row, `<stem>.row.json` beside `<stem>.json`: the matrix row it ran, the
+// engine's time scale and the server command line. Null when there is none.
+Json RowSidecar(const std::string& path) {
+  const fs::path p(path);
+  if (p.extension() != ".json") return Json();
+  const fs::path sidecar = p.parent_path() / (p.stem().string() + ".row.json");
+  std::error_code ec;
+  if (!fs::is_regular_file(sidecar, ec)) return Json();
+  Json state = Json::parse(ReadFile(sidecar.string()), nullptr, false);
+  return state.is_object() ? state : Json();
+}
+
+// Fills what the result itself did not say from the sweep's row record.
+void ApplySidecar(Provenance& p, const Json& state, const ReadOptions& options) {
+  if (!state.is_object()) return;
+  if (p.matrix_row.is_null() && state.contains("row") && state["row"].is_object()) p.matrix_row = state["row"];
+  if (p.config_key.empty() && p.matrix_row.is_object() && p.matrix_row.contains("exp-name")) {
+    p.config_key = TextOf(p.matrix_row["exp-name"]);
+  }
+  if (p.image.empty() && p.matrix_row.is_object() && p.matrix_row.contains("image")) {
+    p.image = TextOf(p.matrix_row["image"]);
+  }
+  if (!options.time_scale && p.time_scale == 1 && state.contains("time_scale") && state["time_scale"].is_number() &&
+      state["time_scale"].get<double>() > 0) {
+    p.time_scale = state["time_scale"].get<double>();
+  }
+  if (p.engine_flags.empty() && state.contains("server_argv")) p.engine_flags = TextOf(state["server_argv"]);
+}
+
 Point PointFromClientResult(const std::string& raw_text, const Json& result, const ReadOptions& options,
                             const std::string& path) {
   if (!result.is_object()) throw InputError(Diagnostic{{path, 0, 0}, "", "", "a result must be a JSON object"});
@@ -138,12 +176,16 @@ Point PointFromClientResult(const std::string& raw_text, const Json& result, con
   NormalizeClientKeys(normalized);
   // Flags over the result's own matrix row over the environment.
   ProcessSettings settings = options.environment;
+  const Json sidecar = RowSidecar(path);
+  if (sidecar.is_object() && sidecar.contains("row")) settings.Overlay(SettingsFromMatrixRow(sidecar["row"]));
   if (const Json* row = Field(result, "matrix_row")) settings.Overlay(SettingsFromMatrixRow(*row));
   settings.Overlay(options.flags);
   ProcessOptions process;
   process.zero_tpot = ZeroTpot::kOmit;
   const Json agg = ProcessClientResult(normalized, settings, path, process);
-  return FromAgg(agg, raw_text, &result, options, path);
+  Point point = FromAgg(agg, raw_text, &result, options, path);
+  ApplySidecar(point.provenance, sidecar, options);
+  return point;
 }
 
 std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& options) {
@@ -185,6 +227,7 @@ std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths
         if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
         const std::string name = it->path().filename().string();
         if (name.rfind("power_validation_", 0) == 0) continue;
+        if (name.size() > 9 && name.compare(name.size() - 9, 9, ".row.json") == 0) continue;  // sweep's row record
         if (name.rfind("agg_", 0) == 0 && fs::is_regular_file(it->path().parent_path() / name.substr(4), ec)) continue;
         found.push_back(it->path().string());
       }

@@ -27,7 +27,9 @@ struct ReadOptions {
 Provenance ReadProvenance(const Json& result);
 
 /// The point for one client result held in memory (the runner's path: no file to read). `raw_text`
-/// is kept verbatim; deployment facts come from `options` and the result's own matrix row.
+/// is kept verbatim. Deployment facts come from, weakest first: `options.environment`, the sweep's
+/// row record `<stem>.row.json` beside `path` (if any: its `row`, `time_scale`, `server_argv`), the
+/// result's own `infermark.matrix_row`, `options.flags`. Zero TPOTs leave their interactivity out.
 Point PointFromClientResult(const std::string& raw_text, const Json& result, const ReadOptions& options,
                             const std::string& path);
 
@@ -37,8 +39,8 @@ Point PointFromClientResult(const std::string& raw_text, const Json& result, con
 std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& options);
 
 /// `paths` with folders expanded to the `*.json` files below them (sorted), leaving out power
-/// validation sidecars and agg records whose client result is in the same folder (the client
-/// result is read with its record). Throws InputError for a path that does not exist.
+/// validation sidecars, the sweep's `*.row.json` row records, and agg records whose client result is in the same folder
+/// (the client result is read with its record). Throws InputError for a path that does not exist.
 std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths);
 
 /// True when `doc` looks like a processed agg record (has `hw` and `tput_per_gpu`).

@@ -10,6 +10,7 @@
 #include "core/diagnostic.hpp"
 #include "results/result_files.hpp"
 #include "results/result_store.hpp"
+#include "run_binary.hpp"
 #include "sample_points.hpp"
 #include "test_paths.hpp"
 
@@ -229,6 +230,45 @@ TEST(ResultFiles, ReadsAggRawAndInfermarkFields) {
     EXPECT_NE(std::string(e.what()).find("RUNNER_TYPE"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("r.json"), std::string::npos);
   }
+  fs::remove_all(tmp);
+}
+
+// A sweep's result folder as the runner leaves it: `<stem>.json` from the load generator (verdict and
+// reasons at top level) and `<stem>.row.json` with the matrix row, time scale and server argv.
+TEST(ResultFiles, SweepFolderWithRowRecords) {
+  const fs::path tmp = fs::temp_directory_path() / ("infermark_sweepdir_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp / "logs");
+  Json raw =
+      Json::parse(std::ifstream(infermark::test::Fixture("golden-matrix/example_benchmark_result_synthetic.json")));
+  raw["metrics_version"] = 1;
+  raw["complete"] = true;
+  raw["verdict"] = "INVALID";
+  raw["verdict_reasons"] = {"failed requests 7 % > 5 %", "send lag"};
+  raw["infermark"] = Json::parse(R"({"metrics": {"failed": 45}})");
+  std::ofstream(tmp / "minimaxm3_8k1k_conc64.json") << DumpJson(raw);
+  std::ofstream(tmp / "minimaxm3_8k1k_conc64.row.json") << R"({"status": "invalid", "time_scale": 20,
+      "server_argv": ["infermark", "engine", "serve", "--tp", "2"],
+      "row": {"image": "img:2", "model": "amd/MiniMax-M3-MXFP4", "model-prefix": "minimaxm3", "precision": "fp4",
+              "framework": "vllm", "runner": "mi355x", "isl": 8192, "osl": 1024, "tp": 2, "ep": 1, "dp-attn": false,
+              "spec-decoding": "none", "disagg": false, "conc": 64, "exp-name": "minimaxm3_8k1k"}})";
+  const std::string db = (tmp / "store.db").string();
+  const auto ingest = infermark::test::RunInfermark({"results", "ingest", "--db", db, tmp.string()});
+  ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
+  EXPECT_NE(ingest.out.find("1 added"), std::string::npos) << ingest.out;
+  auto store = OpenStore(db);
+  const Point p = store->Points(store->FindRun("latest").id).at(0);
+  EXPECT_EQ(p.provenance.time_scale, 20);
+  EXPECT_EQ(p.provenance.engine_flags, "infermark engine serve --tp 2");
+  EXPECT_EQ(p.provenance.image, "img:2");
+  EXPECT_EQ(p.provenance.config_key, "minimaxm3_8k1k");
+  EXPECT_EQ(p.provenance.metrics_version, "1");
+  EXPECT_EQ(p.provenance.verdict, "INVALID: failed requests 7 % > 5 %; send lag");
+  EXPECT_EQ(p.key.topology, "tp2-ep1-dpafalse-pp1-dcp1-pcp1");
+  EXPECT_DOUBLE_EQ(DeScaled(p).tput_per_gpu, 6634.88 / 20);
+  // Same folder again: nothing changes.
+  const auto again = infermark::test::RunInfermark({"results", "ingest", "--db", db, tmp.string()});
+  EXPECT_NE(again.out.find("0 added, 0 updated, 1 unchanged"), std::string::npos) << again.out;
   fs::remove_all(tmp);
 }
 
