@@ -21,6 +21,7 @@ struct EventFacts {
   std::int64_t completion_tokens = -1;
   bool is_error = false;
   std::string error{};
+  std::string_view id{};  // valid until the next event is parsed
 };
 
 // simdjson reads up to SIMDJSON_PADDING bytes past the end of its input; the read buffer the
@@ -67,7 +68,7 @@ void ReadChoice(dom::element choice, Api api, std::string* text, bool& has_text)
   AppendText(delta["reasoning"], nullptr, has_text);
 }
 
-bool ParseEvent(std::string_view data, Api api, std::string* text, EventFacts& facts) {
+bool ParseEvent(std::string_view data, Api api, std::string* text, bool want_id, EventFacts& facts) {
   EventParser& p = ThreadParser();
   if (p.buffer.size() < data.size() + simdjson::SIMDJSON_PADDING)
     p.buffer.resize(data.size() + simdjson::SIMDJSON_PADDING);
@@ -87,6 +88,8 @@ bool ParseEvent(std::string_view data, Api api, std::string* text, EventFacts& f
       if (choices.at(0).get(first) == simdjson::SUCCESS) ReadChoice(first, api, text, facts.has_text);
     }
   }
+  std::string_view id;
+  if (want_id && object["id"].get(id) == simdjson::SUCCESS) facts.id = id;
   dom::element usage;
   if (object["usage"].get(usage) == simdjson::SUCCESS) ReadUsage(usage, facts);
   dom::element error;
@@ -175,7 +178,7 @@ struct StreamRecorder::Impl {
     if (malformed || event.data.empty() || event.IsDone()) return;
     EventFacts facts;
     std::string* text = keep_text ? &record.generated_text : nullptr;
-    if (!ParseEvent(event.data, api, text, facts)) {
+    if (!ParseEvent(event.data, api, text, record.response_id.empty(), facts)) {
       malformed = true;
       malformed_reason = "an SSE event is not a JSON object: " + std::string(event.data.substr(0, 200));
       return;
@@ -184,6 +187,7 @@ struct StreamRecorder::Impl {
       error_event = true;
       error_text = facts.error.substr(0, 500);
     }
+    if (record.response_id.empty() && !facts.id.empty()) record.response_id.assign(facts.id);
     if (facts.has_choices) {
       if (record.first_chunk_ns == 0) record.first_chunk_ns = t;
       if (facts.has_text && record.first_text_ns == 0) record.first_text_ns = t;

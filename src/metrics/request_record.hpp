@@ -36,6 +36,7 @@ struct RequestRecord {
   std::optional<std::int64_t> server_prompt_tokens;  ///< usage.prompt_tokens, when reported.
   std::optional<std::int64_t> server_output_tokens;  ///< usage.completion_tokens, when reported.
   std::optional<std::int64_t> client_output_tokens;  ///< The client's own count (re-encoded text), when counted.
+  std::string response_id{};     ///< The server's `id` of the response's chunks (joins with server logs).
   std::string generated_text{};                      ///< Streamed text (content, then reasoning not included).
 };
 

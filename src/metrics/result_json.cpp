@@ -136,6 +136,7 @@ Json OwnMetricsJson(const BenchmarkMetrics& m) {
 Json RequestRecordJson(const RequestRecord& r) {
   Json j = Json::object();
   j["index"] = r.index;
+  j["response_id"] = r.response_id;
   j["success"] = r.success;
   j["error_kind"] = r.error_kind;
   j["error"] = r.error;

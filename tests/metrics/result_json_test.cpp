@@ -51,8 +51,9 @@ std::vector<std::string> Keys(const nlohmann::ordered_json& j) {
 }
 
 TEST(ResultJson, HasEveryKeyOfARealReferenceResultInTheSameOrder) {
-  const auto real =
-      nlohmann::ordered_json::parse(ReadFile(test::Fixture("inferencex-results/raw_kimik2.5_1k1k_conc4.json")));
+  const auto real = nlohmann::ordered_json::parse(ReadFile(test::Fixture(
+      "inferencex-results/raw/"
+      "kimik2.5_1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc4_MI355-gbt350-odcdh5-wbb3.json")));
   const auto records = TwoRequests();
   const Json ours = BuildResultJson(Header(), ComputeMetrics(records, 1.0), records, Verdict{}, true);
   const std::vector<std::string> ours_keys = Keys(ours);
