@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -173,6 +174,7 @@ struct StreamRecorder::Impl {
   bool error_event = false;
   std::string error_text{};
   bool chunk_usage_consistent = true;
+  std::int64_t last_ns = 0;
 
   void OnEvent(const http::SseEvent& event, std::int64_t t) {
     if (malformed || event.data.empty() || event.IsDone()) return;
@@ -222,6 +224,11 @@ void StreamRecorder::OnHead(const http::ResponseHead& head) {
 void StreamRecorder::OnBody(std::string_view data, std::int64_t received_ns) {
   if (impl_->status != 200) return;  // an error body is not an event stream
   Impl& impl = *impl_;
+  // Kernel arrival times are moved from the real-time to the monotonic clock with an offset read
+  // at each read, whose jitter (microseconds, more if the thread is preempted between the two clock
+  // reads) can put a read before the previous one. Bytes cannot arrive before earlier bytes.
+  received_ns = std::max(received_ns, impl.last_ns);
+  impl.last_ns = received_ns;
   impl.sse.Feed(data, [&impl, received_ns](const http::SseEvent& event) { impl.OnEvent(event, received_ns); });
 }
 

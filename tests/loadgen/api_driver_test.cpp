@@ -84,6 +84,18 @@ TEST(ApiDriver, FailureReasons) {
   EXPECT_EQ(r.chunk_ns.size(), 1u);  // what arrived is kept
 }
 
+TEST(ApiDriver, ArrivalTimesNeverGoBackwards) {
+  metrics::RequestRecord record;
+  StreamRecorder recorder(Api::kCompletions, record, false);
+  http::ResponseHead head;
+  head.status = 200;
+  recorder.OnHead(head);
+  recorder.OnBody("data: {\"choices\":[{\"text\":\"a\"}]}\n\n", 5000);
+  recorder.OnBody("data: {\"choices\":[{\"text\":\"b\"}]}\n\n", 4990);  // clock-offset jitter
+  recorder.Finish(Ok());
+  EXPECT_EQ(record.chunk_ns, (std::vector<std::int64_t>{5000, 5000}));
+}
+
 TEST(ApiDriver, BodiesFollowTheReference) {
   Prompt p;
   p.text = "hello";

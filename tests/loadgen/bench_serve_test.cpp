@@ -158,6 +158,36 @@ TEST_F(BenchServe, ChatBackendWithAJsonlConversation) {
   EXPECT_EQ(Result()["total_output_tokens"], 9);
 }
 
+TEST_F(BenchServe, OpenLoopRateWithAConcurrencyCap) {
+  FakeOpenAiServer server({});
+  const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "12", "--request-rate", "200", "--burstiness",
+                                                     "0.5", "--max-concurrency", "3", "--seed", "5"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = Result();
+  EXPECT_EQ(j["request_rate"], 200.0);
+  EXPECT_EQ(j["burstiness"], 0.5);
+  EXPECT_EQ(j["completed"], 12);
+  // Every request has an intended time; with the cap some waited for a slot, which the intended
+  // latencies include and the reference-compatible ones do not.
+  const auto& m = j["infermark"]["metrics"];
+  EXPECT_EQ(m["send_lag_ms"]["count"], 12);
+  EXPECT_GE(m["intended_ttft_ms"]["mean"].get<double>(), j["mean_ttft_ms"].get<double>());
+}
+
+TEST_F(BenchServe, DurationStopsSendingAndTheRunStaysComplete) {
+  FakeServerOptions slow;
+  slow.token_interval = std::chrono::milliseconds(5);
+  FakeOpenAiServer server(slow);
+  const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "1000", "--max-concurrency", "2", "--duration",
+                                                     "0.2", "--random-output-len", "20", "--random-range-ratio", "1"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = Result();
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_LT(j["infermark"]["attempted"].get<int>(), 1000);
+  EXPECT_GT(j["infermark"]["not_sent"].get<int>(), 0);
+  EXPECT_EQ(j["completed"], j["infermark"]["attempted"]);  // in-flight requests finished normally
+}
+
 TEST_F(BenchServe, UnreachableServerIsAClearErrorWithoutAResult) {
   std::uint16_t port = 0;
   {
