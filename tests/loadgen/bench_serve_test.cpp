@@ -188,6 +188,31 @@ TEST_F(BenchServe, DurationStopsSendingAndTheRunStaysComplete) {
   EXPECT_EQ(j["completed"], j["infermark"]["attempted"]);  // in-flight requests finished normally
 }
 
+TEST_F(BenchServe, InferenceXPostProcessorReadsTheResultUnchanged) {
+  // The reference's utils/process_result.py is kept out of the repository (.ref, git-ignored).
+  const std::string script = SourcePath(".ref/utils/process_result.py");
+  if (!fs::exists(script) || RunCapture({"python3", "--version"}).exit_code != 0) {
+    GTEST_SKIP() << "no " << script << " or python3";
+  }
+  FakeOpenAiServer server({});
+  ASSERT_EQ(RunInfermark(
+                Args(server.port(), {"--num-prompts", "8", "--max-concurrency", "2", "--result-filename", "RF.json"}))
+                .exit_code,
+            0);
+  const auto processed =
+      RunCapture({"env", "RUNNER_TYPE=h100", "FRAMEWORK=vllm", "PRECISION=bf16", "SPEC_DECODING=none",
+                  "RESULT_FILENAME=RF", "ISL=32", "OSL=8", "DISAGG=false", "MODEL_PREFIX=fake", "IMAGE=none", "TP=2",
+                  "EP_SIZE=1", "DP_ATTENTION=false", "python3", script},
+                 dir_.string());
+  ASSERT_EQ(processed.exit_code, 0) << processed.err;
+  const auto ours = nlohmann::json::parse(ReadFile((dir_ / "RF.json").string()));
+  const auto agg = nlohmann::json::parse(ReadFile((dir_ / "agg_RF.json").string()));
+  EXPECT_EQ(agg["conc"], 2);
+  EXPECT_DOUBLE_EQ(agg["tput_per_gpu"].get<double>(), ours["total_token_throughput"].get<double>() / 2);
+  EXPECT_DOUBLE_EQ(agg["median_ttft"].get<double>(), ours["median_ttft_ms"].get<double>() / 1000);
+  EXPECT_DOUBLE_EQ(agg["p99_intvty"].get<double>(), 1000.0 / ours["p99_tpot_ms"].get<double>());
+}
+
 TEST_F(BenchServe, UnreachableServerIsAClearErrorWithoutAResult) {
   std::uint16_t port = 0;
   {
