@@ -151,14 +151,14 @@ int RunIngest(IngestCommand& cmd) {
   run.infermark_version = kVersion;
   run.source = "ingest";
   run.recipe = cmd.config_key;
-  // Every file is read before anything is stored: a bad file leaves the store as it was.
-  const std::size_t files = results::ExpandResultPaths(cmd.paths).size();
+  // Every file is read before the store is even opened: a bad file leaves no trace.
+  const std::vector<results::Point> points = results::ReadResultFiles(cmd.paths, options);
+  if (run.run_key.empty()) run.run_key = results::DerivedRunKey(points);
   auto store = results::OpenStore(cmd.db);
-  const results::IngestOutcome outcome = results::IngestResultFiles(*store, run, cmd.paths, options);
-  const results::RunSummary stored = store->FindRun(std::to_string(outcome.run_id));
-  std::cout << "run " << outcome.run_id << " (" << stored.info.run_key << "): " << outcome.added << " added, "
-            << outcome.updated << " updated, " << outcome.unchanged << " unchanged, from " << files << " file(s) into "
-            << cmd.db << '\n';
+  const results::IngestOutcome outcome = store->Ingest(run, points);
+  std::cout << "run " << outcome.run_id << " (" << run.run_key << "): " << outcome.added << " added, "
+            << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << points.size()
+            << " point(s)) into " << cmd.db << '\n';
   return kExitOk;
 }
 

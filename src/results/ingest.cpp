@@ -18,8 +18,7 @@ std::string DerivedRunKey(const std::vector<Point>& points) {
   return "ingest-" + Sha256Hex(all).substr(0, 12);
 }
 
-IngestOutcome IngestResultFiles(ResultStore& store, RunInfo run, const std::vector<std::string>& paths,
-                                const ReadOptions& options) {
+std::vector<Point> ReadResultFiles(const std::vector<std::string>& paths, const ReadOptions& options) {
   std::vector<Point> points;
   std::vector<Diagnostic> problems;
   for (const std::string& file : ExpandResultPaths(paths)) {
@@ -31,6 +30,12 @@ IngestOutcome IngestResultFiles(ResultStore& store, RunInfo run, const std::vect
   }
   if (!problems.empty()) throw InputError(std::move(problems));
   if (points.empty()) throw InputError(Diagnostic{{}, "", "", "no result files found under the given paths"});
+  return points;
+}
+
+IngestOutcome IngestResultFiles(ResultStore& store, RunInfo run, const std::vector<std::string>& paths,
+                                const ReadOptions& options) {
+  const std::vector<Point> points = ReadResultFiles(paths, options);
   if (run.run_key.empty()) run.run_key = DerivedRunKey(points);
   return store.Ingest(run, points);
 }

@@ -27,6 +27,10 @@ namespace infermark::results {
 IngestOutcome IngestResultFiles(ResultStore& store, RunInfo run, const std::vector<std::string>& paths,
                                 const ReadOptions& options);
 
+/// Every point of the files of `paths` (folders expanded, see ExpandResultPaths). Throws one
+/// InputError listing the problems of every unusable file.
+std::vector<Point> ReadResultFiles(const std::vector<std::string>& paths, const ReadOptions& options);
+
 /// The run key `IngestResultFiles` derives for `points`: `ingest-` and 12 hex digits.
 std::string DerivedRunKey(const std::vector<Point>& points);
 

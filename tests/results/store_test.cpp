@@ -269,6 +269,13 @@ TEST(ResultFiles, SweepFolderWithRowRecords) {
   // Same folder again: nothing changes.
   const auto again = infermark::test::RunInfermark({"results", "ingest", "--db", db, tmp.string()});
   EXPECT_NE(again.out.find("0 added, 0 updated, 1 unchanged"), std::string::npos) << again.out;
+  // One unusable file: nothing is stored, not even an empty store, and the file is named.
+  std::ofstream(tmp / "broken.json") << "{\"max_concurrency\": 4,\n  oops}";
+  const std::string fresh = (tmp / "fresh.db").string();
+  const auto bad = infermark::test::RunInfermark({"results", "ingest", "--db", fresh, tmp.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("broken.json:2"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(fresh));
   fs::remove_all(tmp);
 }
 
