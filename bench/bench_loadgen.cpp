@@ -12,6 +12,7 @@
 //
 //   bench_loadgen --concurrency 64,1024,10000 --tokens 256 --client-cpu 0 --server-cpu 1
 //   bench_loadgen --port 8000 --model meta-llama/Llama-3.1-8B-Instruct --concurrency 1024
+//   bench_loadgen --parse-only 1   (the per-event cost of SSE framing, simdjson and the record alone)
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 
 #include "http/monotonic_clock.hpp"
 #include "http/server.hpp"
+#include "loadgen/api_driver.hpp"
 #include "loadgen/run_benchmark.hpp"
 
 namespace {
@@ -160,6 +162,39 @@ class Emitter {
   infermark::http::Server server_;
 };
 
+// The client's own work per event, without sockets: one stream of vLLM-style one-token events with
+// continuous usage, fed to a StreamRecorder in 4 KiB reads.
+void ParseOnly() {
+  std::string stream;
+  const int events = 1'000'000;
+  char event[256];
+  for (int k = 0; k < events; ++k) {
+    const int n =
+        std::snprintf(event, sizeof event,
+                      "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\","
+                      "\"choices\":[{\"index\":0,\"text\":\" tok\",\"logprobs\":null,\"finish_reason\":null}],"
+                      "\"usage\":{\"prompt_tokens\":4,\"total_tokens\":%d,\"completion_tokens\":%d}}\n\n",
+                      k + 5, k + 1);
+    stream.append(event, static_cast<std::size_t>(n));
+  }
+  for (const bool keep_text : {false, true}) {
+    infermark::metrics::RequestRecord record;
+    record.chunk_ns.reserve(events);
+    record.chunk_tokens.reserve(events);
+    infermark::loadgen::StreamRecorder recorder(infermark::loadgen::Api::kCompletions, record, keep_text);
+    infermark::http::ResponseHead head;
+    head.status = 200;
+    recorder.OnHead(head);
+    const std::int64_t start = MonotonicNs();
+    for (std::size_t at = 0; at < stream.size(); at += 4096) {
+      recorder.OnBody(std::string_view(stream).substr(at, 4096), MonotonicNs());
+    }
+    const double ns = static_cast<double>(MonotonicNs() - start);
+    std::printf("| parse only, %s | %zu events | %.0f ns/event | %.2f M events/s |\n",
+                keep_text ? "text kept" : "text not kept", record.chunk_ns.size(), ns / events, events / ns * 1e3);
+  }
+}
+
 double Pct(std::vector<double> v, double p) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -190,7 +225,10 @@ int main(int argc, char** argv) {
       f.token_interval_us = std::atoi(v.c_str());
     else if (k == "--threads")
       f.threads = static_cast<std::size_t>(std::atoi(v.c_str()));
-    else {
+    else if (k == "--parse-only") {
+      ParseOnly();
+      return 0;
+    } else {
       std::fprintf(stderr, "unknown flag %s (see the comment at the top of bench/bench_loadgen.cpp)\n", k.c_str());
       return 2;
     }
