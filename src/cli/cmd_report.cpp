@@ -41,9 +41,10 @@ void AddReportCommand(CLI::App& app, CommandResult& result) {
                                  "Write one self-contained HTML report (SVG charts: tok/s/GPU vs interactivity and vs "
                                  "E2E latency, Pareto frontiers, point tables)");
   sub->add_option("--db", cmd->db, "Results store")->capture_default_str();
-  sub->add_option("--run", cmd->runs,
-                  "Runs to show (id, key, prefix, label, latest; repeatable; default: newest measured and newest "
-                  "predicted run)");
+  sub->add_option(
+      "--run", cmd->runs,
+      "Runs to show, e.g. --run 3 latest (id, key, prefix, label or latest; one flag, several values: a repeated "
+      "flag keeps its last, as argparse does; default: the newest measured and the newest predicted run)");
   sub->add_option("-o,--output", cmd->output, "HTML file to write")->capture_default_str();
   sub->add_option("--title", cmd->title, "Page title")->capture_default_str();
   sub->callback([cmd, &result] { result.exit_code = RunReport(*cmd); });

@@ -337,7 +337,7 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   auto export_csv = std::make_shared<bool>(false);
   auto* e = results_cmd->add_subcommand("export", "Export points as CSV (units in the headers; de-scaled)");
   e->add_flag("--csv", *export_csv, "CSV output (the only format)")->required();
-  e->add_option("--run", *export_refs, "Runs to export (default: all)");
+  e->add_option("--run", *export_refs, "Runs to export, e.g. --run 1 3 (default: all)");
   e->add_option("--db", *db, "Results store")->capture_default_str();
   e->add_option("-o,--output", *export_out, "File to write (default: standard output)");
   e->callback([db, export_refs, export_out, &result] { result.exit_code = RunExport(*db, *export_refs, *export_out); });
