@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "core/file_io.hpp"
@@ -144,6 +145,26 @@ TEST(ReportCommand, WritesFileFromStore) {
   const auto one = infermark::test::RunInfermark({"report", "--db", db, "--run", "predict-1", "-o", out});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_EQ(Count(ReadFile(out), "class=\"pt measured"), 0u);
+  const auto both = infermark::test::RunInfermark({"report", "--db", db, "--run", "sweep-1", "2", "-o", out});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(Count(ReadFile(out), "class=\"pt predicted"), 2u * 6);
+  EXPECT_EQ(Count(ReadFile(out), "class=\"pt measured"), 2u * 26);
+
+  // CSV: units in the headers, one line per point, figures de-scaled.
+  const auto csv = infermark::test::RunInfermark({"results", "export", "--csv", "--db", db, "--run", "sweep-1"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("run,run_label,kind,model,", 0), 0u);
+  EXPECT_NE(csv.out.find(",tput_per_gpu [tok/s/GPU],"), std::string::npos);
+  EXPECT_NE(csv.out.find(",median_intvty [tok/s/user],"), std::string::npos);
+  EXPECT_NE(csv.out.find(",median_e2el [s],"), std::string::npos);
+  EXPECT_EQ(Count(csv.out, "\n"), 1u + 26);
+  const auto runs = SampleRuns();
+  const Point& scaled = runs[0].points.back();  // h200, time scale 20
+  char expected[64];
+  std::snprintf(expected, sizeof expected, ",20,%.6g", DeScaled(scaled).tput_per_gpu);
+  EXPECT_NE(csv.out.find(expected), std::string::npos) << expected;
+  EXPECT_EQ(infermark::test::RunInfermark({"results", "export", "--db", db}).exit_code, 2);  // --csv is required
+
   EXPECT_EQ(infermark::test::RunInfermark({"report", "--db", (dir / "none.db").string()}).exit_code, 2);
   EXPECT_EQ(infermark::test::RunInfermark({"report", "--db", db, "--run", "nope", "-o", out}).exit_code, 2);
   fs::remove_all(dir);
