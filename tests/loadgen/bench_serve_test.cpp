@@ -76,6 +76,7 @@ TEST_F(BenchServe, WellBehavedServerGivesAValidCompleteResult) {
   // One token per chunk, every chunk with continuous usage.
   EXPECT_EQ(own["metrics"]["requests_with_chunk_usage"], 20);
   EXPECT_DOUBLE_EQ(own["metrics"]["tokens_per_chunk"]["mean"].get<double>(), 1.0);
+  EXPECT_EQ(own["client"]["prewarmed_connections"], 4);
   EXPECT_LE(own["client"]["connections_opened"].get<int>(), 4 + 1);  // pool sized to the concurrency (+ probe)
   EXPECT_EQ(own["dataset"]["length_mismatches"], 0);
   // One JSON record per request beside the result.
