@@ -49,6 +49,7 @@ svg .pt.predicted { fill: #fff; stroke-width: 2; }
 svg .pt:hover { stroke: #000; stroke-width: 2.5; }
 svg .legend-marker.measured { stroke: #fff; stroke-width: 1; }
 svg .legend-marker.predicted { fill: #fff; stroke-width: 2; }
+svg .frontier-label { font-size: 12.5px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 svg .legend-label { font-size: 13px; fill: var(--fg); }
 .table-wrap { overflow-x: auto; margin: 6px 0 10px; }
 table { border-collapse: collapse; width: 100%; font-size: 12.5px; }
@@ -104,6 +105,7 @@ struct SeriesInfo {
   std::string label;
   std::string color;
   bool predicted;
+  std::string group;
 };
 
 std::string PointTitle(const Drawn& d) {
@@ -196,7 +198,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
       const std::string colour_key = p.key.Group() + "\n" + std::to_string(kind_rank[&r]);
       const auto colour = group_colour.emplace(colour_key, group_colour.size()).first->second;
       const auto [it, added] = series_index.emplace(label, series.size());
-      if (added) series.push_back({label, kPalette[colour % std::size(kPalette)], predicted});
+      if (added) series.push_back({label, kPalette[colour % std::size(kPalette)], predicted, p.key.Group()});
       scenarios[p.key.Scenario()].push_back({&p, &r, DeScaled(p), it->second});
     }
   }
@@ -246,11 +248,14 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
                    "Token throughput [tok/s/GPU]",
                    {}};
     std::map<std::size_t, std::size_t> slot_i, slot_e;
+    std::set<std::string> tagged;
     const auto add_series = [&](ChartSpec& spec, std::map<std::size_t, std::size_t>& slot,
                                 std::map<std::size_t, std::vector<ChartPoint>>& pts, XGoal goal, bool intvty_chart) {
       for (auto& [s, points] : pts) {
         slot[s] = spec.series.size();
-        ChartSeries cs{series[s].label, series[s].color, series[s].predicted, {}, {}};
+        ChartSeries cs{series[s].label, series[s].color, series[s].predicted, {}, {}, ""};
+        // One name per group and chart: the first series of the group (measured before predicted).
+        if (tagged.insert(series[s].group).second) cs.tag = series[s].group;
         for (const ChartPoint& f : ParetoFront(points, goal)) {
           cs.frontier.emplace_back(f.x, f.y);
           (intvty_chart ? drawn[f.index].front_intvty : drawn[f.index].front_e2el) = true;
@@ -263,6 +268,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
       }
     };
     add_series(intvty, slot_i, by_series_i, XGoal::kMaximize, true);
+    tagged.clear();
     add_series(e2el, slot_e, by_series_e, XGoal::kMinimize, false);
 
     html += "<section class=\"scenario\" id=\"scenario-" + std::to_string(chart_no) + "\">\n<h2>" +

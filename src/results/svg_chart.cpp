@@ -114,6 +114,17 @@ std::string RenderSvgChart(const ChartSpec& spec) {
            std::to_string(i) + "\" d=\"" + d + "\" stroke=\"" + s.color +
            "\"><title>Pareto frontier: " + EscapeXml(s.label) + "</title></path>\n";
   }
+  // Frontier names at their highest-throughput end, turned inwards so they stay inside the plot.
+  for (const ChartSeries& s : spec.series) {
+    if (s.tag.empty() || s.frontier.empty()) continue;
+    const auto top = std::max_element(s.frontier.begin(), s.frontier.end(),
+                                      [](const auto& a, const auto& b) { return a.second < b.second; });
+    const double x = sx(top->first);
+    const bool left_half = x < kLeft + plot_w / 2;
+    svg += "<text class=\"frontier-label\" x=\"" + Num(x + (left_half ? 9 : -9)) + "\" y=\"" +
+           Num(std::max(kTop + 12, sy(top->second) - 7)) + "\" text-anchor=\"" + (left_half ? "start" : "end") +
+           "\" fill=\"" + s.color + "\">" + EscapeXml(s.tag) + "</text>\n";
+  }
   for (std::size_t i = 0; i < spec.series.size(); ++i) {
     const ChartSeries& s = spec.series[i];
     svg += "<g class=\"series\" data-series=\"" + std::to_string(i) + "\" data-label=\"" + EscapeXml(s.label) + "\">\n";

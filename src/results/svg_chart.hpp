@@ -22,6 +22,7 @@ struct ChartSeries {
   bool predicted = false;          ///< Hollow diamonds and a dashed frontier instead of dots and a solid line.
   std::vector<ChartDatum> points;  ///< Markers.
   std::vector<std::pair<double, double>> frontier;  ///< Frontier polyline, x ascending.
+  std::string tag;  ///< Short name written beside the frontier's highest-throughput end (empty: none).
 };
 
 /// A whole chart.

@@ -81,6 +81,9 @@ TEST(Report, ChartsPointsAndLegends) {
   EXPECT_NE(html.find("mi355x vllm fp4 · predicted"), std::string::npos);
   EXPECT_NE(html.find("h200 vllm fp8 · measured (de-scaled ×20)"), std::string::npos);
   EXPECT_NE(html.find("time-scale-note"), std::string::npos);
+  // Each group's frontier is named once per chart on the chart itself: 1k/1k has 2 groups, 8k/1k 1.
+  EXPECT_EQ(Count(html, "class=\"frontier-label\""), 2u * (2 + 1));
+  EXPECT_NE(html.find(">h200 vllm fp8</text>"), std::string::npos);
   EXPECT_NE(html.find("Interactivity (median) [tok/s/user]"), std::string::npos);
   EXPECT_NE(html.find("End-to-end latency (median) [s]"), std::string::npos);
   EXPECT_NE(html.find("Token throughput [tok/s/GPU]"), std::string::npos);
