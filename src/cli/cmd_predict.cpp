@@ -1,19 +1,24 @@
 // `infermark predict`: what a deployment would measure under InferenceX's client, in virtual
 // time — the built-in engine's scheduler and step-time model with a simulated closed-loop client
 // (10 × conc prompts, lengths uniform in [0.8·L, L], ignore_eos). Prints InferenceX's processed
-// figures per concurrency (seconds, tok/s/GPU, tok/s/user).
+// figures per concurrency (seconds, tok/s/GPU, tok/s/user). With --config-keys it predicts every
+// row of recipes instead (the runner's virtual-clock sweep): result files and store rows like a
+// real run, marked as predicted.
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/deployment_flags.hpp"
+#include "cli/project_paths.hpp"
 #include "core/exit_codes.hpp"
 #include "core/json_text.hpp"
 #include "engine/predict.hpp"
+#include "runner/predict_sweep.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -25,6 +30,7 @@ struct PredictOptions {
   std::string conc = "1,2,4,8,16,32,64";
   std::string format;
   bool verbose = false;
+  runner::SweepCommandOptions recipes;  ///< --config-keys mode.
 };
 
 std::vector<int> ParseIntList(const std::string& text, const std::string& flag) {
@@ -70,7 +76,27 @@ Json PointJson(const engine::Deployment& d, const engine::PredictSweep& s, const
   return j;
 }
 
+// Recipe mode: every row of the selected configs on the virtual clock.
+int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
+  runner::SweepCommandOptions r = o.recipes;
+  if (conc_given) {
+    for (int c : ParseIntList(o.conc, "--conc")) r.conc.push_back(c);
+  }
+  if (r.config_files.empty()) r.config_files = ProjectMasterConfigs();
+  if (r.runner_config.empty()) {
+    r.runner_config = (std::filesystem::path(r.config_files.front()).parent_path() / "runners.yaml").string();
+  }
+  if (r.site_file.empty() && runner::FindSiteFile().empty()) {
+    r.site_file = (std::filesystem::path(RecipesDir()).parent_path() / "infermark.yaml").string();
+  }
+  return runner::RunPredictSweep(r, o.format != "json");
+}
+
 int RunPredict(const PredictOptions& o) {
+  if (o.flags.options.model.empty() || o.flags.options.hardware.empty()) {
+    throw InputError(Diagnostic{SourceMark{}, "", o.flags.options.model.empty() ? "--model" : "--hardware",
+                                "required (or predict recipes with --config-keys)"});
+  }
   PredictOptions opts = o;
   opts.sweep.concurrencies = ParseIntList(o.conc, "--conc");
   opts.deployment = ResolveDeploymentFlags(o.flags);
@@ -124,7 +150,27 @@ void AddPredictCommand(CLI::App& app, CommandResult& result) {
   cmd->add_option("--num-prompts", o->sweep.num_prompts, "Requests per point (default 10 x conc)");
   cmd->add_option("--format", o->format, "json (default when piped) or table")->check(CLI::IsMember({"json", "table"}));
   cmd->add_flag("-v,--verbose", o->verbose, "Describe the resolved deployment on stderr");
-  cmd->callback([o, &result] { result.exit_code = RunPredict(*o); });
+  // Recipe mode: the flags of `infermark sweep`'s selection and outputs.
+  runner::SweepCommandOptions& r = o->recipes;
+  cmd->add_option("--config-keys", r.config_keys, "Predict every row of these recipes (config keys or globs)");
+  cmd->add_option("--config-files", r.config_files, "Master configs (default: the project's recipes/configs)");
+  cmd->add_option("--runner-config", r.runner_config, "runners.yaml (default: beside the first config file)");
+  cmd->add_option("--seq-lens", r.seq_lens, "Recipes: only these sequence lengths")
+      ->check(CLI::IsMember({"1k1k", "8k1k"}));
+  cmd->add_option("--tp-filter", r.tp, "Recipes: only these TP sizes");
+  cmd->add_option("--site", r.site_file, "Recipes: site file (default: infermark.yaml here, above, or the project's)");
+  cmd->add_option("--result-dir", r.plan.result_dir, "Recipes: result folder (files go to its predicted/)");
+  cmd->add_option("--database", r.database, "Recipes: results store (default: the site's)");
+  cmd->add_option("--runner-name", r.plan.runner_name, "Recipes: runner name in result file names");
+  cmd->add_option("--prompts-per-conc", r.plan.prompts_per_conc, "Recipes: prompts = this x conc (default 10)");
+  cmd->add_flag("--no-store", r.no_store, "Recipes: result files only");
+  for (const char* name : {"--model", "--hardware"}) {
+    if (auto* opt = cmd->get_option_no_throw(name)) opt->required(false);
+  }
+  cmd->callback([o, cmd, &result] {
+    const bool conc_given = cmd->get_option("--conc")->count() > 0;
+    result.exit_code = o->recipes.config_keys.empty() ? RunPredict(*o) : RunPredictRecipes(*o, conc_given);
+  });
 }
 
 [[maybe_unused]] const bool kRegistered = RegisterCommand("predict", &AddPredictCommand);

@@ -26,6 +26,10 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
   cmd->add_option("--row-timeout", o.row_timeout_s, "Seconds a whole row may take");
   cmd->add_flag("--no-resume", o.no_resume, "Run rows again even when their result is complete");
   cmd->add_flag("--dry-run", o.dry_run, "Print each row's server and client command lines; start nothing");
+  cmd->add_flag("--no-store", o.no_store, "Write result files only (no results store, no report)");
+  cmd->add_option("--report", o.report, "Report to write at the end (default: RESULT_DIR/report.html)");
+  cmd->add_option("--run-key", o.run_key, "Store the points under this run (default: from the selection and folder)");
+  cmd->add_option("--run-label", o.run_label, "Label of the stored run");
 }
 
 int RunSweepWithDefaults(runner::SweepCommandOptions o) {
@@ -35,8 +39,7 @@ int RunSweepWithDefaults(runner::SweepCommandOptions o) {
       o.runner_config = (std::filesystem::path(o.config_files.front()).parent_path() / "runners.yaml").string();
     }
   }
-  runner::SweepHooks hooks;
-  return runner::RunSweepCommand(o, hooks);
+  return runner::RunSweepCommand(o);
 }
 
 }  // namespace infermark::cli

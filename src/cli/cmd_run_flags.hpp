@@ -11,7 +11,7 @@ namespace infermark::cli {
 /// Adds the site, output, executor and scaling flags to `cmd`.
 void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& options);
 
-/// Fills the project's defaults (catalog files) and runs the sweep with the store hooks.
+/// Fills the project's defaults (catalog files) and runs the sweep.
 int RunSweepWithDefaults(runner::SweepCommandOptions options);
 
 }  // namespace infermark::cli

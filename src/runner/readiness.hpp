@@ -16,7 +16,7 @@ struct ReadinessOptions {
   int port = 0;                    ///< Its port; 0: no HTTP probes (log markers only).
   std::string log_path;            ///< Log to search for markers (empty: none).
   /// Lines that mean "ready" in a server log (vLLM/SGLang's uvicorn line, infermark's own).
-  std::vector<std::string> markers = {"Application startup complete", "infermark engine listening"};
+  std::vector<std::string> markers = {"Application startup complete", "infermark engine: listening on"};
   double timeout_s = 900;  ///< Longest wait.
   /// Leader exit with status 0 before readiness counts as done rather than failed (a launcher
   /// script that ran its whole job before a probe saw the server).

@@ -43,7 +43,7 @@ std::string EngineFramework(const std::string& framework) {
 
 std::vector<std::string> ClientArgv(const std::string& infermark, const Json& row, int port, int prompts_per_conc,
                                     int warmups_per_conc, const std::string& result_dir,
-                                    const std::string& result_filename, const ModelSite* model) {
+                                    const std::string& result_filename, const std::string& tokenizer) {
   const long long conc = Int(row, "conc", 1);
   std::vector<std::string> argv = {infermark,
                                    "bench",
@@ -78,15 +78,15 @@ std::vector<std::string> ClientArgv(const std::string& infermark, const Json& ro
                                    result_dir,
                                    "--result-filename",
                                    result_filename + ".json"};
-  if (model != nullptr && !model->tokenizer.empty()) {
+  if (!tokenizer.empty()) {
     argv.push_back("--tokenizer");
-    argv.push_back(model->tokenizer);
+    argv.push_back(tokenizer);
   }
   return argv;
 }
 
 std::vector<std::string> EngineArgv(const std::string& infermark, const Json& row, const TargetSpec& target,
-                                    const ModelSite* model, int port, double time_scale) {
+                                    const ModelSite* model, const std::string& tokenizer, int port, double time_scale) {
   const std::string precision =
       model != nullptr && !model->precision.empty() ? model->precision : Str(row, "precision");
   std::vector<std::string> argv = {infermark,
@@ -112,6 +112,17 @@ std::vector<std::string> EngineArgv(const std::string& infermark, const Json& ro
   if (row.contains("max-model-len")) {
     argv.push_back("--max-model-len");
     argv.push_back(Str(row, "max-model-len"));
+  }
+  if (Str(row, "spec-decoding") == "mtp") {
+    argv.push_back("--spec-decoding");
+    argv.push_back("mtp");
+  }
+  // Clients name the model as the row does; the engine answers to that name.
+  argv.push_back("--served-model-name");
+  argv.push_back(Str(row, "model"));
+  if (!tokenizer.empty()) {
+    argv.push_back("--tokenizer");
+    argv.push_back(tokenizer);
   }
   if (time_scale != 1) {
     char buf[64];
@@ -237,6 +248,13 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
   ctx.warmups_per_conc = wpc;
   plan.env = LaunchEnvironment(row, ctx);
   const ModelSite* model = site.FindModel(Str(row, "model"));
+  // A tokenizer path in the site file is relative to it; an HF id stays as written.
+  std::string tokenizer;
+  if (model != nullptr && !model->tokenizer.empty()) {
+    const std::string resolved = site.Resolve(model->tokenizer);
+    std::error_code exists_ec;
+    tokenizer = fs::exists(resolved, exists_ec) ? resolved : model->tokenizer;
+  }
   const TargetSpec& target = runner->target;
   plan.server.log_path = (fs::path(plan.log_dir) / "server.log").string();
   plan.server_log = plan.server.log_path;
@@ -252,7 +270,7 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
                  "' has no entry under models: in the site file (the built-in engine "
                  "needs its built-in model)");
       }
-      plan.server.argv = EngineArgv(infermark, row, target, model, plan.port, plan.time_scale);
+      plan.server.argv = EngineArgv(infermark, row, target, model, tokenizer, plan.port, plan.time_scale);
       break;
     }
     case TargetKind::kCommand:
@@ -293,7 +311,7 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
   }
   if (target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) {
     SpawnSpec client;
-    client.argv = ClientArgv(infermark, row, plan.port, ppc, wpc, plan.result_dir, plan.result_filename, model);
+    client.argv = ClientArgv(infermark, row, plan.port, ppc, wpc, plan.result_dir, plan.result_filename, tokenizer);
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();
     client.cwd = plan.result_dir;
     plan.client = std::move(client);

@@ -29,6 +29,16 @@ std::string WithTail(std::string why, const std::string& log) {
   return why;
 }
 
+// The verdict's reasons as the load generator prints them ("  - reason" lines), joined.
+std::string VerdictReasons(const std::string& log) {
+  std::ifstream in(log);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  - ", 0) == 0) out += (out.empty() ? ": " : "; ") + line.substr(4);
+  }
+  return out;
+}
+
 void RunCleanup(const RowPlan& plan) {
   if (plan.cleanup.empty()) return;
   try {
@@ -152,7 +162,7 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
         if (*code == 0 && fs::exists(plan.result_path, ec)) break;
         if (fs::exists(plan.result_path, ec)) {
           status = RowStatus::kInvalid;
-          reason = WithTail("client " + StatusText(*code) + " (run judged INVALID)", plan.client->log_path);
+          reason = "run judged INVALID by the load generator" + VerdictReasons(plan.client->log_path);
         } else {
           status = RowStatus::kFailed;
           reason = WithTail("client " + StatusText(*code) + " without a result", plan.client->log_path);
@@ -177,7 +187,7 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
       }
     }
     if (client) client->Stop(grace);
-    if (status != RowStatus::kDone) fs::remove(plan.result_path, ec);
+    if (status == RowStatus::kFailed || status == RowStatus::kInterrupted) fs::remove(plan.result_path, ec);
   }
   server->Stop(grace);
   server.reset();

@@ -76,7 +76,7 @@ int RowNodes(const Json& row, const RunnerSite& runner) {
 }
 
 std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int nodes, const std::string& row_file,
-                           const std::string& site_file, const SweepSettings& settings) {
+                           const std::string& site_file, const SweepSettings& settings, const SlurmSettings& slurm) {
   std::ostringstream s;
   s << "#!/bin/bash\n";
   s << "#SBATCH --job-name=infermark_" << plan.label << "\n";
@@ -100,6 +100,11 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   if (settings.plan.warmups_per_conc) s << " --warmups-per-conc " << *settings.plan.warmups_per_conc;
   s << " --startup-timeout " << settings.limits.startup_timeout_s << " --row-timeout " << settings.limits.row_timeout_s;
   if (!settings.resume) s << " --no-resume";
+  if (slurm.no_store) {
+    s << " --no-store";
+  } else if (!slurm.run_key.empty()) {
+    s << " --run-key " << Quote(slurm.run_key) << " --run-label " << Quote(slurm.run_label);
+  }
   s << "\n";
   return s.str();
 }
@@ -127,7 +132,7 @@ int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const S
     WriteFileAtomic(row_file, Json::array({rows[i]}).dump() + "\n");
     const RunnerSite* runner = site.FindRunner(plan.label);
     WriteFileAtomic(script_file,
-                    SlurmJobScript(plan, *runner, RowNodes(rows[i], *runner), row_file, site.file, settings));
+                    SlurmJobScript(plan, *runner, RowNodes(rows[i], *runner), row_file, site.file, settings, slurm));
     ProcessResult r;
     try {
       r = RunCapture({slurm.sbatch, "--parsable", script_file});

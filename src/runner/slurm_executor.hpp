@@ -18,6 +18,9 @@ struct SlurmSettings {
   std::string sbatch = "sbatch";      ///< Program names (PATH lookup), replaceable for tests.
   std::string scontrol = "scontrol";  ///< Job states (works without accounting).
   std::string scancel = "scancel";    ///< Cancels jobs on Ctrl-C.
+  std::string run_key;                ///< Store run the jobs add their points to.
+  std::string run_label;              ///< Its label.
+  bool no_store = false;              ///< Jobs write result files only.
 };
 
 /// Nodes a row needs: 1 for single-node rows; for multi-node rows the prefill and decode GPUs
@@ -28,7 +31,7 @@ int RowNodes(const Json& row, const RunnerSite& runner);
 /// GPUs, exclusive, output file), then `infermark run --matrix ROW_FILE` with this sweep's
 /// settings and the local executor.
 std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int nodes, const std::string& row_file,
-                           const std::string& site_file, const SweepSettings& settings);
+                           const std::string& site_file, const SweepSettings& settings, const SlurmSettings& slurm);
 
 /// Submits every row that is not complete, waits for the jobs, prints the summary; returns the
 /// exit code as RunSweepCommand does.

@@ -12,6 +12,7 @@
 #include "matrix/generator.hpp"
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
+#include "runner/result_sink.hpp"
 #include "runner/slurm_executor.hpp"
 #include "runner/stop_signal.hpp"
 
@@ -129,7 +130,19 @@ SiteConfig LoadSite(const SweepCommandOptions& o) {
   return LoadSiteConfig(file);
 }
 
-int RunSweepCommand(const SweepCommandOptions& o, const SweepHooks& hooks) {
+SweepRunInfo RunInfoFor(const SweepCommandOptions& o, const SiteConfig& site, const std::string& result_dir) {
+  SweepRunInfo info;
+  info.database = site.Resolve(o.database.empty() ? site.defaults.database : o.database);
+  std::string recipe;
+  for (const auto& k : o.config_keys) recipe += (recipe.empty() ? "" : ",") + k;
+  if (recipe.empty()) recipe = fs::path(o.matrix_file).filename().string();
+  info.recipe = recipe;
+  info.run_key = o.run_key.empty() ? SweepRunKey("sweep", recipe, result_dir) : o.run_key;
+  info.label = o.run_label.empty() ? recipe + " sweep" : o.run_label;
+  return info;
+}
+
+int RunSweepCommand(const SweepCommandOptions& o) {
   SiteConfig site = LoadSite(o);
   const std::vector<Json> rows = SelectRows(o);
   if (rows.empty()) throw InputError(Diagnostic{SourceMark{}, "", "", "the selection holds no rows"});
@@ -146,7 +159,12 @@ int RunSweepCommand(const SweepCommandOptions& o, const SweepHooks& hooks) {
   settings.limits.stop_grace_s = site.defaults.stop_grace_s;
   settings.resume = !o.no_resume;
   settings.progress_tty = isatty(STDERR_FILENO) != 0;
-  settings.store = hooks.store;
+  const std::string result_dir =
+      fs::absolute(site.Resolve(o.plan.result_dir.empty() ? site.defaults.result_dir : o.plan.result_dir))
+          .lexically_normal()
+          .string();
+  const SweepRunInfo run_info = RunInfoFor(o, site, result_dir);
+  if (!o.no_store) settings.store = MakeStoreHook(run_info);
   if (o.dry_run) {
     for (const auto& row : rows) PrintPlan(PlanRow(row, site, o.plan));
     return kExitOk;
@@ -159,15 +177,26 @@ int RunSweepCommand(const SweepCommandOptions& o, const SweepHooks& hooks) {
   if (slurm) {
     SlurmSettings ss;
     ss.poll_interval_s = 1;
+    ss.run_key = run_info.run_key;
+    ss.run_label = run_info.label;
+    ss.no_store = o.no_store;
     return RunSlurmSweep(rows, site, settings, ss);
   }
   InstallStopHandlers();
   BecomeSubreaper();
   const SweepSummary summary = RunSweep(rows, site, settings);
-  const std::string result_dir =
-      fs::absolute(site.Resolve(o.plan.result_dir.empty() ? site.defaults.result_dir : o.plan.result_dir)).string();
   PrintSummary(summary, result_dir);
-  if (hooks.after && summary.stop_signal == 0) hooks.after(site.Resolve(site.defaults.database));
+  if (!o.no_store && summary.stop_signal == 0 && summary.done + summary.skipped > 0) {
+    const std::string report = o.report.empty() ? (fs::path(result_dir) / "report.html").string() : o.report;
+    try {
+      const int points = WriteSweepReport(run_info, report);
+      std::printf("stored in %s (run '%s'); report of %d points: %s\n", run_info.database.c_str(),
+                  run_info.run_key.c_str(), points, report.c_str());
+    } catch (const std::exception& e) {
+      std::printf("report not written: %s\n", e.what());
+    }
+    std::fflush(stdout);
+  }
   if (summary.stop_signal != 0) return 128 + summary.stop_signal;
   return summary.failed > 0 ? kExitRunFailed : kExitOk;
 }

@@ -27,14 +27,11 @@ struct SweepCommandOptions {
   double row_timeout_s = 0;               ///< 0: the site's.
   bool no_resume = false;                 ///< Re-run rows that already have a result.
   bool dry_run = false;                   ///< Print the plan of each row and start nothing.
+  bool no_store = false;                  ///< Result files only: no database, no report.
+  std::string report;                     ///< Report path (empty: `<result dir>/report.html`).
+  std::string run_key;                    ///< Store run key (empty: derived from the selection and folder).
+  std::string run_label;                  ///< Store run label (empty: derived).
   PlanOptions plan;                       ///< Result folder, runner name, port, time scale, prompts.
-};
-
-/// Hooks the CLI provides from modules the runner does not own.
-struct SweepHooks {
-  StoreResult store;  ///< Stores a row's result; empty: result files only.
-  /// Called after the sweep with the database path (e.g. to write a report); may be empty.
-  std::function<void(const std::string& database)> after;
 };
 
 /// The rows a command selects (matrix file, or test-config over the catalog). Throws InputError.
@@ -43,8 +40,9 @@ std::vector<Json> SelectRows(const SweepCommandOptions& options);
 /// Loads the site file named by the options (or found), or the built-in defaults when none exists.
 SiteConfig LoadSite(const SweepCommandOptions& options);
 
-/// Runs the command; prints progress on stderr and the summary on stdout; returns the exit code
-/// (0 all rows complete, 1 a row failed, 128 + signal when stopped).
-int RunSweepCommand(const SweepCommandOptions& options, const SweepHooks& hooks);
+/// Runs the command: every row stored in the results store as it finishes (one run per sweep),
+/// the report written at the end; progress on stderr, the summary on stdout. Returns the exit
+/// code (0 all rows complete, 1 a row failed, 128 + signal when stopped).
+int RunSweepCommand(const SweepCommandOptions& options);
 
 }  // namespace infermark::runner

@@ -48,8 +48,8 @@ TEST(SlurmScript, MultiNodeRowsAskForTheirNodes) {
   plan.port = 9000;
   SweepSettings settings;
   settings.plan.infermark = "/usr/bin/infermark";
-  const std::string script =
-      SlurmJobScript(plan, runner, RowNodes(row, runner), "/r/logs/rf/row.json", "/tmp/site.yaml", settings);
+  const std::string script = SlurmJobScript(plan, runner, RowNodes(row, runner), "/r/logs/rf/row.json",
+                                            "/tmp/site.yaml", settings, SlurmSettings{});
   EXPECT_NE(script.find("#SBATCH --nodes=3\n"), std::string::npos) << script;
   EXPECT_NE(script.find("#SBATCH --gres=gpu:8\n"), std::string::npos) << script;
   EXPECT_NE(script.find("#SBATCH --account=perf\n"), std::string::npos) << script;
@@ -87,7 +87,7 @@ TEST(SlurmLive, AFourRowSweepRunsAsJobsAndAFailingJobIsReported) {
   for (int c : {1, 2, 4, 8}) rows.push_back(test::ScriptRow("good", c));
   rows.push_back(test::ScriptRow("fails", 1));
   WriteFileAtomic(dir / "rows.json", rows.dump());
-  const ProcessResult r = test::RunInfermark({"run", "--matrix", dir / "rows.json", "--site", site});
+  const ProcessResult r = test::RunInfermark({"run", "--matrix", dir / "rows.json", "--site", site, "--no-store"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("submitted as job"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("4 run, 0 skipped (complete), 1 failed (slurm executor)"), std::string::npos) << r.out;
@@ -99,7 +99,7 @@ TEST(SlurmLive, AFourRowSweepRunsAsJobsAndAFailingJobIsReported) {
     EXPECT_TRUE(std::filesystem::exists(results + "/" + stem + ".json")) << stem;
   }
   // Resumed: complete rows are not submitted again.
-  const ProcessResult again = test::RunInfermark({"run", "--matrix", dir / "rows.json", "--site", site});
+  const ProcessResult again = test::RunInfermark({"run", "--matrix", dir / "rows.json", "--site", site, "--no-store"});
   EXPECT_NE(again.out.find("4 skipped"), std::string::npos) << again.out;
 }
 

@@ -30,7 +30,9 @@ struct SweepFixture {
     for (const auto& r : rows) list.push_back(r);
     WriteFileAtomic(matrix, list.dump());
   }
-  [[nodiscard]] std::vector<std::string> Args() const { return {"run", "--matrix", matrix, "--site", site}; }
+  [[nodiscard]] std::vector<std::string> Args() const {
+    return {"run", "--matrix", matrix, "--site", site, "--no-store"};
+  }
   [[nodiscard]] std::map<std::string, int> Runs() const {
     std::map<std::string, int> runs;
     std::ifstream in(results + "/runs.log");

@@ -1,0 +1,65 @@
+#include "runner/result_sink.hpp"
+
+#include <unistd.h>
+
+#include "core/file_io.hpp"
+#include "core/version.hpp"
+#include "results/process_settings.hpp"
+#include "results/report.hpp"
+#include "results/result_files.hpp"
+
+namespace infermark::runner {
+namespace {
+
+results::RunInfo RunInfoOf(const SweepRunInfo& info) {
+  results::RunInfo run;
+  run.run_key = info.run_key;
+  run.label = info.label.empty() ? info.run_key : info.label;
+  run.recipe = info.recipe;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  run.host = host;
+  run.infermark_version = kVersion;
+  run.source = info.predicted ? "predict" : "sweep";
+  return run;
+}
+
+}  // namespace
+
+std::string SweepRunKey(const std::string& kind, const std::string& recipe, const std::string& result_dir) {
+  return kind + ":" + recipe + "@" + result_dir;
+}
+
+StoreResult MakeStoreHook(const SweepRunInfo& info) {
+  auto store = std::make_shared<std::unique_ptr<results::ResultStore>>();
+  const results::RunInfo run = RunInfoOf(info);
+  return [store, run, info](const Json& row, const RowPlan& plan, const RowOutcome&) -> std::string {
+    if (!*store) *store = results::OpenStore(info.database);
+    const std::string raw = ReadFile(plan.result_path);
+    const Json result = Json::parse(raw);
+    results::ReadOptions options;
+    options.flags = results::SettingsFromMatrixRow(row);
+    options.flags.values["RUNNER_TYPE"] = plan.label;
+    options.kind = info.predicted ? results::PointKind::kPredicted : results::PointKind::kMeasured;
+    options.time_scale = plan.time_scale;
+    options.config_key = info.recipe;
+    results::Point point = results::PointFromClientResult(raw, result, options, plan.result_path);
+    if (point.provenance.matrix_row.is_null()) point.provenance.matrix_row = row;
+    if (point.provenance.engine_flags.empty()) {
+      for (const auto& a : plan.server.argv)
+        point.provenance.engine_flags += (point.provenance.engine_flags.empty() ? "" : " ") + a;
+    }
+    (*store)->Ingest(run, {point});
+    return {};
+  };
+}
+
+int WriteSweepReport(const SweepRunInfo& info, const std::string& out_path) {
+  auto store = results::OpenStore(info.database);
+  results::ReportOptions options;
+  options.store_path = info.database;
+  options.title = "infermark: " + (info.label.empty() ? info.run_key : info.label);
+  return results::WriteReport(*store, {info.run_key}, out_path, options);
+}
+
+}  // namespace infermark::runner

@@ -1,0 +1,109 @@
+// End to end on the built-in engine: `infermark sweep` over part of the founding recipe (real
+// HTTP, the real load generator, time-scaled) stores every point and writes the report;
+// `infermark predict --config-keys` writes result files and store rows marked as predicted.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/file_io.hpp"
+#include "run_binary.hpp"
+#include "runner_test_util.hpp"
+
+namespace infermark::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+int CountFiles(const std::string& dir, const std::string& suffix) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        name.find(".row.json") == std::string::npos) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+TEST(EngineSweep, SeveralRowsOnTheBuiltinEngineAreStoredAndReported) {
+  test::ScratchDir dir;
+  const std::string results = dir / "results";
+  const std::string db = dir / "store.db";
+  const ProcessResult r = test::RunInfermark({"sweep",
+                                              "minimaxm3-fp4-mi355x-vllm",
+                                              "--site",
+                                              test::SourcePath("infermark.yaml"),
+                                              "--seq-lens",
+                                              "1k1k",
+                                              "--tp",
+                                              "8",
+                                              "--conc",
+                                              "1",
+                                              "2",
+                                              "4",
+                                              "--time-scale",
+                                              "200",
+                                              "--prompts-per-conc",
+                                              "2",
+                                              "--warmups-per-conc",
+                                              "1",
+                                              "--result-dir",
+                                              results,
+                                              "--database",
+                                              db,
+                                              "--port",
+                                              std::to_string(test::FreePort()),
+                                              "--runner-name",
+                                              "demo_00"},
+                                             test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("3 run, 0 skipped (complete), 0 failed"), std::string::npos) << r.out;
+  EXPECT_EQ(CountFiles(results, ".json"), 3);
+  EXPECT_TRUE(fs::exists(results + "/report.html"));
+  EXPECT_NE(r.out.find("report of 3 points"), std::string::npos) << r.out;
+  const std::string html = ReadFile(results + "/report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  // The store holds the three points of one run, time-scaled.
+  const ProcessResult list = test::RunInfermark({"results", "list", "--db", db});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("minimaxm3-fp4-mi355x-vllm sweep"), std::string::npos) << list.out;
+  // Each row's state records the engine's command line and its warnings (none expected here).
+  const Json state = Json::parse(ReadFile(
+      results +
+      "/minimaxm3_1k1k_fp4_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc2_demo_00.row.json"));
+  // On a loaded 2-core machine the client may judge itself saturated (INVALID): still a result.
+  EXPECT_TRUE(state["status"] == "done" || state["status"] == "invalid") << state.dump();
+  EXPECT_NE(state["server_argv"].dump().find("--time-scale"), std::string::npos);
+  EXPECT_EQ(state["time_scale"], 200.0);
+}
+
+TEST(PredictRecipes, TheFoundingRecipesThirtyPointsAreWrittenAndStoredAsPredicted) {
+  test::ScratchDir dir;
+  const std::string db = dir / "store.db";
+  const ProcessResult r = test::RunInfermark(
+      {"predict", "--config-keys", "minimaxm3-fp4-mi355x-vllm", "--site", test::SourcePath("infermark.yaml"),
+       "--result-dir", dir / "results", "--database", db, "--format", "table", "--runner-name", "p_00"},
+      test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("30 rows predicted"), std::string::npos) << r.out;
+  EXPECT_EQ(CountFiles(dir / "results/predicted", ".json"), 30);
+  const Json one = Json::parse(
+      ReadFile(dir / "results/predicted/"
+                     "minimaxm3_8k1k_fp4_vllm_tp4-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc64_p_00.json"));
+  EXPECT_EQ(one["max_concurrency"], 64);
+  EXPECT_EQ(one["completed"], 640);
+  EXPECT_GT(one["output_throughput"].get<double>(), 0);
+  const ProcessResult list = test::RunInfermark({"results", "list", "--db", db});
+  EXPECT_NE(list.out.find("predicted"), std::string::npos) << list.out;
+  // The single-deployment form keeps working.
+  const ProcessResult single = test::RunInfermark({"predict", "--model", "minimax-m3", "--hardware", "mi355x", "--tp",
+                                                   "8", "--precision", "fp4", "--conc", "1,4", "--format", "json"},
+                                                  test::SourcePath(""));
+  EXPECT_EQ(single.exit_code, 0) << single.err;
+  EXPECT_EQ(Json::parse(single.out).size(), 2U);
+}
+
+}  // namespace
+}  // namespace infermark::runner
