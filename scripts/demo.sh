@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
-# The main job: installs what infermark needs, builds it, validates the project's recipe catalog
-# and prints the founding recipe's job matrix (MiniMax-M3 MXFP4 on MI355X with vLLM: 30 jobs).
+# The main job: installs what infermark needs, builds it, validates the project's recipe catalog,
+# prints the founding recipe's job matrix (MiniMax-M3 MXFP4 on MI355X with vLLM: 30 jobs),
+# predicts its 30 points on the built-in engine's virtual clock, then sweeps all 30 rows against
+# the built-in engine modelling MI355X — real HTTP, the real load generator — stores every point
+# and writes the report (demo-results/report.html).
+#
+# Scaled to finish in minutes on 2 cores: the engine runs the modelled MI355X TIME_SCALE times
+# faster (results say so and the report shows them de-scaled), and each point sends
+# PROMPTS_PER_CONC x conc prompts after WARMUPS_PER_CONC x conc warm-ups (InferenceX: 10 and 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,18 +15,34 @@ bash scripts/setup.sh
 
 JOBS="${JOBS:-2}"
 BUILD="${BUILD_DIR:-build-release}"
+OUT="${DEMO_DIR:-demo-results}"
+TIME_SCALE="${TIME_SCALE:-10}"
+PROMPTS_PER_CONC="${PROMPTS_PER_CONC:-2}"
+WARMUPS_PER_CONC="${WARMUPS_PER_CONC:-1}"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERMARK_TESTS=OFF -DINFERMARK_BENCH=OFF >/dev/null
 cmake --build "$BUILD" -j "$JOBS" --target infermark
 IM="$BUILD/src/cli/infermark"
+KEY=minimaxm3-fp4-mi355x-vllm
 
 echo
 echo "== infermark validate (the project's catalog: recipes/) =="
 "$IM" validate
 
 echo
-echo "== infermark matrix test-config --config-keys minimaxm3-fp4-mi355x-vllm =="
-"$IM" matrix test-config --config-keys minimaxm3-fp4-mi355x-vllm --format table
+echo "== infermark matrix test-config --config-keys $KEY =="
+"$IM" matrix test-config --config-keys "$KEY" --format table
 
 echo
-echo "Result file names on this host:"
-"$IM" matrix test-config --config-keys minimaxm3-fp4-mi355x-vllm --seq-lens 8k1k --conc 64 --format names
+echo "== infermark predict --config-keys $KEY (virtual clock, 10 x conc prompts per point) =="
+"$IM" predict --config-keys "$KEY" --format table --result-dir "$OUT" --database "$OUT/infermark.db"
+
+echo
+echo "== infermark sweep $KEY on the built-in engine modelling MI355X =="
+echo "   (time scale $TIME_SCALE, $PROMPTS_PER_CONC x conc prompts, $WARMUPS_PER_CONC x conc warm-ups per point)"
+"$IM" sweep "$KEY" --result-dir "$OUT" --database "$OUT/infermark.db" --time-scale "$TIME_SCALE" \
+  --prompts-per-conc "$PROMPTS_PER_CONC" --warmups-per-conc "$WARMUPS_PER_CONC" --report "$OUT/sweep-report.html"
+
+echo
+echo "== infermark report: the measured sweep beside its prediction =="
+"$IM" report --db "$OUT/infermark.db" -o "$OUT/report.html"
+echo "Open $OUT/report.html in a browser. Run this script again to resume: finished rows are skipped."
