@@ -45,8 +45,10 @@ TEST(Supervision, AGoodScriptIsDoneWithItsResultAndWarnings) {
   const RowRun run = RunScriptRow(dir, "good", 60);
   EXPECT_EQ(run.outcome.status, RowStatus::kDone) << run.outcome.reason;
   EXPECT_TRUE(std::filesystem::exists(run.plan.result_path));
-  ASSERT_EQ(run.outcome.warnings.size(), 1U);
-  EXPECT_NE(run.outcome.warnings[0].what.find("fp8 KV cache"), std::string::npos);
+  // The stand-in server may also log a dropped probe connection; the KV-scale warning must be there.
+  bool kv_scale = false;
+  for (const auto& w : run.outcome.warnings) kv_scale = kv_scale || w.what.find("fp8 KV cache") != std::string::npos;
+  EXPECT_TRUE(kv_scale) << run.outcome.warnings.size() << " warnings";
   // The script's server log moved into the row's log folder.
   EXPECT_TRUE(std::filesystem::exists(run.plan.log_dir + "/server.log"));
   ExpectNoSurvivors(run);
