@@ -102,8 +102,11 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   if (!settings.resume) s << " --no-resume";
   if (slurm.no_store) {
     s << " --no-store";
-  } else if (!slurm.run_key.empty()) {
-    s << " --run-key " << Quote(slurm.run_key) << " --run-label " << Quote(slurm.run_label);
+  } else {
+    if (!slurm.database.empty())
+      s << " --database " << Quote(slurm.database) << " --report "
+        << Quote((fs::path(plan.log_dir) / "report.html").string());
+    if (!slurm.run_key.empty()) s << " --run-key " << Quote(slurm.run_key) << " --run-label " << Quote(slurm.run_label);
   }
   s << "\n";
   return s.str();

@@ -21,6 +21,7 @@ struct SlurmSettings {
   std::string run_key;                ///< Store run the jobs add their points to.
   std::string run_label;              ///< Its label.
   bool no_store = false;              ///< Jobs write result files only.
+  std::string database;               ///< Results store the jobs write to (shared with the submitter).
 };
 
 /// Nodes a row needs: 1 for single-node rows; for multi-node rows the prefill and decode GPUs

@@ -180,7 +180,20 @@ int RunSweepCommand(const SweepCommandOptions& o) {
     ss.run_key = run_info.run_key;
     ss.run_label = run_info.label;
     ss.no_store = o.no_store;
-    return RunSlurmSweep(rows, site, settings, ss);
+    ss.database = run_info.database;
+    const int code = RunSlurmSweep(rows, site, settings, ss);
+    if (!o.no_store && code != kExitBadInput && code < 128) {
+      const std::string report = o.report.empty() ? (fs::path(result_dir) / "report.html").string() : o.report;
+      try {
+        const int points = WriteSweepReport(run_info, report);
+        std::printf("stored in %s (run '%s'); report of %d points: %s\n", run_info.database.c_str(),
+                    run_info.run_key.c_str(), points, report.c_str());
+      } catch (const std::exception& e) {
+        std::printf("report not written: %s\n", e.what());
+      }
+      std::fflush(stdout);
+    }
+    return code;
   }
   InstallStopHandlers();
   BecomeSubreaper();
