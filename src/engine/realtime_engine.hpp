@@ -7,7 +7,7 @@
 // back on it; a timer that fires late (a loaded machine) delays the tokens but not the next pass,
 // unless it is more than 5 ms late (real), when the clock slips to now rather than emit a burst.
 // At time scale 0 (max speed) passes complete at once, in turns of up to 64 passes or 0.5 ms
-// after which the loop writes what the turn produced; a stream whose client is more than 32 KiB
+// after which the loop writes what the turn produced; a stream whose client is more than 1 MiB
 // behind pauses the engine until it catches up (the engine is as fast as its slowest reader).
 //
 // Each chunk's JSON is pre-rendered per request (head) and per token (vocabulary words): a chunk
@@ -48,13 +48,13 @@ struct AdmittedRequest {
 
 /// Settings of the driver.
 struct RealtimeOptions {
-  double time_scale = 1.0;                    ///< 0 = max speed.
-  std::int64_t max_waiting = 0;               ///< Queue bound (0: none).
-  std::string model_json;                     ///< The served model name as a JSON string (quoted).
-  std::string model_name;                     ///< The served model name.
-  std::size_t engine_loop = 0;                ///< Loop the engine runs on.
-  std::size_t high_water_bytes = 32 * 1024;   ///< Max speed: a stream buffered beyond this pauses the engine.
-  std::shared_ptr<EmissionLog> emission_log;  ///< May be null.
+  double time_scale = 1.0;                     ///< 0 = max speed.
+  std::int64_t max_waiting = 0;                ///< Queue bound (0: none).
+  std::string model_json;                      ///< The served model name as a JSON string (quoted).
+  std::string model_name;                      ///< The served model name.
+  std::size_t engine_loop = 0;                 ///< Loop the engine runs on.
+  std::size_t high_water_bytes = 1024 * 1024;  ///< Max speed: a stream buffered beyond this pauses the engine.
+  std::shared_ptr<EmissionLog> emission_log;   ///< May be null.
 };
 
 /// The driver. Every method except the constructor must run on the engine loop.
