@@ -26,7 +26,7 @@ namespace {
 
 class LoopSink : public EventSink {
  public:
-  LoopSink(std::vector<metrics::RequestRecord>& records, std::vector<RequestSteps>* steps, bool chunks)
+  LoopSink(std::vector<RequestRecord>& records, std::vector<RequestSteps>* steps, bool chunks)
       : records_(records), steps_(steps), chunks_(chunks) {}
 
   void OnChunk(const TokenEvent& e) override {
@@ -38,7 +38,7 @@ class LoopSink : public EventSink {
     }
     r.last_chunk_ns = e.time;
     r.output_tokens += e.tokens;
-    if (chunks_) r.chunks.push_back(metrics::ChunkRecord{e.time, e.tokens});
+    if (chunks_) r.chunks.push_back(ChunkRecord{e.time, e.tokens});
     if (e.finished) {
       r.success = true;
       finished.push_back(e.id);
@@ -51,7 +51,7 @@ class LoopSink : public EventSink {
   std::int64_t plan_index = 0;
 
  private:
-  std::vector<metrics::RequestRecord>& records_;
+  std::vector<RequestRecord>& records_;
   std::vector<RequestSteps>* steps_;
   bool chunks_;
 };
@@ -67,7 +67,7 @@ ClosedLoopResult RunClosedLoop(const SchedulerConfig& config, const StepTimeMode
   Scheduler scheduler(config, model);
   LoopSink sink(result.records, options.keep_trace ? &result.trace.requests : nullptr, options.record_chunks);
   std::size_t next = 0;
-  auto send = [&](metrics::TimeNs now, std::int64_t after_plan) {
+  auto send = [&](TimeNs now, std::int64_t after_plan) {
     const std::size_t id = next++;
     auto& r = result.records[id];
     r.id = id;
@@ -90,7 +90,7 @@ ClosedLoopResult RunClosedLoop(const SchedulerConfig& config, const StepTimeMode
     }
     return true;
   };
-  metrics::TimeNs now = 0;
+  TimeNs now = 0;
   std::size_t in_flight = 0;
   while (next < n && in_flight < static_cast<std::size_t>(workload.concurrency))
     if (send(now, -1)) ++in_flight;

@@ -57,10 +57,10 @@ struct ClosedLoopOptions {
 
 /// The outcome of a run.
 struct ClosedLoopResult {
-  std::vector<metrics::RequestRecord> records;  ///< One per request, by id.
-  metrics::TimeNs duration_ns = 0;              ///< From the first send to the last token.
-  SchedulerStats stats;                         ///< Scheduler counters.
-  Trace trace;                                  ///< When asked for.
+  std::vector<RequestRecord> records;  ///< One per request, by id.
+  TimeNs duration_ns = 0;              ///< From the first send to the last token.
+  SchedulerStats stats;                ///< Scheduler counters.
+  Trace trace;                         ///< When asked for.
 };
 
 /// Runs `workload` through a fresh scheduler in virtual time.

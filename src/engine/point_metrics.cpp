@@ -41,7 +41,7 @@ PointMetrics SummarizeLatencies(std::vector<double> ttft, std::vector<double> tp
   return m;
 }
 
-PointMetrics SummarizeRecords(const std::vector<metrics::RequestRecord>& records, double duration_s, int num_gpus) {
+PointMetrics SummarizeRecords(const std::vector<RequestRecord>& records, double duration_s, int num_gpus) {
   std::vector<double> ttft, tpot, e2el;
   double in = 0, out = 0;
   int completed = 0;

@@ -38,6 +38,6 @@ PointMetrics SummarizeLatencies(std::vector<double> ttft, std::vector<double> tp
                                 int completed);
 
 /// Metrics from per-request records.
-PointMetrics SummarizeRecords(const std::vector<metrics::RequestRecord>& records, double duration_s, int num_gpus);
+PointMetrics SummarizeRecords(const std::vector<RequestRecord>& records, double duration_s, int num_gpus);
 
 }  // namespace infermark::engine

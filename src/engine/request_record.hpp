@@ -1,13 +1,13 @@
-// The per-request record: what one request did, in monotonic nanoseconds. The load generator
-// writes these from socket timestamps and the engine's virtual clock writes the same records, so
-// metrics and result files come from one code path. Owned by the metrics module once it exists.
+// The engine's per-request record on its virtual clock: what one simulated request did, in
+// nanoseconds from the start of the run. The runner converts these into the metrics module's
+// records (metrics/request_record.hpp), so predicted and measured results share one code path.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace infermark::metrics {
+namespace infermark::engine {
 
 /// Monotonic time in nanoseconds (virtual runs start at 0).
 using TimeNs = std::int64_t;
@@ -44,4 +44,4 @@ struct RequestRecord {
   }
 };
 
-}  // namespace infermark::metrics
+}  // namespace infermark::engine

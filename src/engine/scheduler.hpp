@@ -21,8 +21,6 @@
 
 namespace infermark::engine {
 
-using metrics::TimeNs;
-
 /// A request as the scheduler sees it.
 struct Request {
   std::uint64_t id = 0;                     ///< Caller's id, echoed in events.
