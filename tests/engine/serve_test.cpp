@@ -379,6 +379,9 @@ TEST(ServeQueue, WaitingQueueBoundAnswers429) {
   running.target = "/v1/completions";
   running.body = R"({"prompt":"a","max_tokens":1000,"ignore_eos":true,"stream":true})";
   api.client().Send(running, callbacks);
+  // The second request is sent once the first runs: sent together, both may wait for the same
+  // admission tick, and the second would rightly be refused as the queue's second waiter.
+  ASSERT_TRUE(WaitFor([&] { return MetricValue(api.Get("/metrics").body, "vllm:num_requests_running") == 1; }));
   http::ClientRequest waiting = running;
   api.client().Send(waiting, {});
   ASSERT_TRUE(WaitFor([&] {
