@@ -30,22 +30,14 @@
 #include "http/fd_limit.hpp"
 #include "http/monotonic_clock.hpp"
 #include "http/sse_parser.hpp"
+#include "loop_cpu_time.hpp"
 
 namespace {
 
 using namespace infermark::http;
 
-double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double LoopCpuSeconds(EventLoops& loops) {
-  std::promise<double> cpu;
-  loops.Post(0, [&cpu] { cpu.set_value(ThreadCpuSeconds()); });
-  return cpu.get_future().get();
-}
+using infermark::bench::LoopCpuSeconds;
+using infermark::bench::ThreadCpuSeconds;
 
 // CPU seconds (user + system) the process has used.
 double ProcessCpuSeconds(pid_t pid) {

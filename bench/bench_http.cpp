@@ -27,6 +27,7 @@
 #include "http/monotonic_clock.hpp"
 #include "http/server.hpp"
 #include "http/sse_parser.hpp"
+#include "loop_cpu_time.hpp"
 
 namespace {
 
@@ -41,18 +42,8 @@ const std::string kChunk =
 // Output a stream may have waiting before the producer skips it for a turn.
 constexpr std::size_t kStreamCap = 256 * 1024;
 
-double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// CPU time used so far by the thread of loop 0.
-double LoopCpuSeconds(EventLoops& loops) {
-  std::promise<double> cpu;
-  loops.Post(0, [&cpu] { cpu.set_value(ThreadCpuSeconds()); });
-  return cpu.get_future().get();
-}
+using infermark::bench::LoopCpuSeconds;
+using infermark::bench::ThreadCpuSeconds;
 
 // The producer, on the server's loop thread only: one event to every stream per turn, then it
 // yields to the loop (which writes what the turn produced), like an engine step.
