@@ -1,4 +1,3 @@
-// Includes the metrics module's headers only (not the engine's): see virtual_run.cpp.
 #include "runner/predicted_result.hpp"
 
 #include <ctime>
@@ -10,41 +9,10 @@
 #include "metrics/verdict.hpp"
 
 namespace infermark::runner {
-namespace {
-
-// Virtual time starts at 0, which the records reserve for "never": shift every time by 1 s.
-constexpr std::int64_t kOrigin = 1'000'000'000;
-
-std::int64_t At(std::int64_t t) {
-  return t < 0 ? 0 : t + kOrigin;
-}
-
-}  // namespace
 
 Json PredictedResultJson(const VirtualRun& run, const VirtualRowSpec& spec, const std::string& model_id,
                          const Json& row, PredictedFigures* figures) {
-  std::vector<metrics::RequestRecord> records;
-  records.reserve(run.requests.size());
-  for (std::size_t i = 0; i < run.requests.size(); ++i) {
-    const VirtualRequest& v = run.requests[i];
-    metrics::RequestRecord r;
-    r.index = i;
-    r.intended_ns = At(v.intended_ns);
-    r.sent_ns = At(v.sent_ns);
-    r.first_chunk_ns = At(v.first_chunk_ns);
-    r.first_text_ns = r.first_chunk_ns;
-    r.end_ns = At(v.last_chunk_ns);
-    r.done_ns = r.end_ns;
-    r.chunk_ns.reserve(v.chunk_ns.size());
-    for (auto t : v.chunk_ns) r.chunk_ns.push_back(At(t));
-    r.chunk_tokens = v.chunk_tokens;
-    r.success = v.success;
-    r.prompt_tokens = v.prompt_tokens;
-    r.expected_output_tokens = v.output_tokens;
-    r.server_prompt_tokens = v.prompt_tokens;
-    r.server_output_tokens = v.output_tokens;
-    records.push_back(std::move(r));
-  }
+  const std::vector<metrics::RequestRecord>& records = run.records;
   const metrics::BenchmarkMetrics m = metrics::ComputeMetrics(records, run.duration_s);
   const metrics::Verdict verdict = metrics::Judge(m, records.size(), metrics::ClientSelfCheck{}, true);
   metrics::ResultHeader h;

@@ -1,5 +1,5 @@
-// The engine side of a predicted row. This file includes the engine's headers only (not the
-// metrics module's), so the two never meet in one translation unit.
+// The engine side of a predicted row: the engine's virtual-clock records become the metrics
+// module's records.
 #include "runner/virtual_run.hpp"
 
 #include <memory>
@@ -56,25 +56,34 @@ VirtualRun VirtualEngineCache::Run(const VirtualRowSpec& s) {
   run.num_gpus = d.NumGpus();
   run.description = d.model.name + " " + d.precision.precision + " on " + std::to_string(d.tp) + "x " +
                     d.hardware.name + ", " + d.framework.name + " (factors: " + d.efficiency_source + ")";
-  run.requests.reserve(r.records.size());
-  for (const auto& rec : r.records) {
-    VirtualRequest v;
-    v.intended_ns = rec.intended_send_ns;
-    v.sent_ns = rec.send_ns;
-    v.first_chunk_ns = rec.first_chunk_ns;
-    v.last_chunk_ns = rec.last_chunk_ns;
-    v.prompt_tokens = rec.prompt_tokens;
-    v.output_tokens = rec.output_tokens;
-    v.success = rec.success;
+  // Virtual time starts at 0, which the records reserve for "never": shift every time by 1 s.
+  constexpr std::int64_t kOrigin = 1'000'000'000;
+  const auto at = [](std::int64_t t) { return t < 0 ? 0 : t + kOrigin; };
+  run.records.reserve(r.records.size());
+  for (std::size_t i = 0; i < r.records.size(); ++i) {
+    const auto& rec = r.records[i];
+    metrics::RequestRecord m;
+    m.index = i;
+    m.intended_ns = at(rec.intended_send_ns);
+    m.sent_ns = at(rec.send_ns);
+    m.first_chunk_ns = at(rec.first_chunk_ns);
+    m.first_text_ns = m.first_chunk_ns;
+    m.end_ns = at(rec.last_chunk_ns);
+    m.done_ns = m.end_ns;
+    m.success = rec.success;
+    m.prompt_tokens = rec.prompt_tokens;
+    m.expected_output_tokens = rec.output_tokens;
+    m.server_prompt_tokens = rec.prompt_tokens;
+    m.server_output_tokens = rec.output_tokens;
     std::uint32_t produced = 0;
-    v.chunk_ns.reserve(rec.chunks.size());
-    v.chunk_tokens.reserve(rec.chunks.size());
+    m.chunk_ns.reserve(rec.chunks.size());
+    m.chunk_tokens.reserve(rec.chunks.size());
     for (const auto& c : rec.chunks) {
       produced += static_cast<std::uint32_t>(c.tokens);
-      v.chunk_ns.push_back(c.time_ns);
-      v.chunk_tokens.push_back(produced);
+      m.chunk_ns.push_back(at(c.time_ns));
+      m.chunk_tokens.push_back(produced);
     }
-    run.requests.push_back(std::move(v));
+    run.records.push_back(std::move(m));
   }
   return run;
 }

@@ -1,6 +1,6 @@
 // One matrix row on the built-in engine's virtual clock: the reference client's closed loop run
-// through the scheduler and step-time model in simulated time. The requests come back as plain
-// timings, so the result file is built by the same metrics code a measured run uses
+// through the scheduler and step-time model in simulated time. The requests come back as the
+// metrics module's records, so the result file is built by the same code a measured run uses
 // (predicted_result.hpp).
 #pragma once
 
@@ -9,20 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace infermark::runner {
+#include "metrics/request_record.hpp"
 
-/// One simulated request, times in virtual nanoseconds from the start of the run.
-struct VirtualRequest {
-  std::int64_t intended_ns = 0;             ///< When its slot freed.
-  std::int64_t sent_ns = 0;                 ///< When it was sent (equal in a simulated closed loop).
-  std::int64_t first_chunk_ns = -1;         ///< First streamed chunk.
-  std::int64_t last_chunk_ns = -1;          ///< Last streamed chunk.
-  std::vector<std::int64_t> chunk_ns;       ///< Every streamed chunk.
-  std::vector<std::uint32_t> chunk_tokens;  ///< Output tokens produced as of each chunk (cumulative).
-  std::int64_t prompt_tokens = 0;           ///< Prompt length.
-  std::int64_t output_tokens = 0;           ///< Output length.
-  bool success = false;                     ///< Completed.
-};
+namespace infermark::runner {
 
 /// The deployment and workload of one row.
 struct VirtualRowSpec {
@@ -49,10 +38,11 @@ struct VirtualRowSpec {
 
 /// A simulated run.
 struct VirtualRun {
-  std::vector<VirtualRequest> requests;  ///< In send order.
-  double duration_s = 0;                 ///< First send to last token.
-  int num_gpus = 1;                      ///< GPUs of the deployment.
-  std::string description;               ///< "minimax-m3 fp4 on 4x mi355x, vllm (factors: …)".
+  /// In send order; virtual time is shifted by 1 s, since records reserve 0 for "never".
+  std::vector<metrics::RequestRecord> records;
+  double duration_s = 0;    ///< First send to last token.
+  int num_gpus = 1;         ///< GPUs of the deployment.
+  std::string description;  ///< "minimax-m3 fp4 on 4x mi355x, vllm (factors: …)".
 };
 
 /// Resolved deployments, kept across the rows of a sweep (a deployment resolves once).
