@@ -137,6 +137,7 @@ class Dispatcher {
         std::lock_guard lock(mu_);
         while (next_ < records_.size() && (!concurrency_ || in_flight_ < static_cast<std::size_t>(*concurrency_))) {
           records_[next_].intended_ns = start_ns;
+          records_[next_].opening_wave = true;
           ++in_flight_;
           sent_.fetch_add(1);
           now.push_back(next_++);
@@ -144,6 +145,7 @@ class Dispatcher {
       }
       for (const std::size_t i : now) Send(i, std::nullopt);
     } else {
+      all_due_at_start_ = offsets_.back() <= 0.0;  // an infinite rate
       Pace(0);
     }
   }
@@ -191,6 +193,7 @@ class Dispatcher {
         if (concurrency_ && in_flight_ >= static_cast<std::size_t>(*concurrency_)) {
           waiting_.push_back(i);
         } else {
+          records_[i].opening_wave = all_due_at_start_;
           ++in_flight_;
           sent_.fetch_add(1);
           send_now.push_back(i);
@@ -264,6 +267,7 @@ class Dispatcher {
   std::vector<std::unique_ptr<StreamRecorder>> recorders_;
   std::vector<double> offsets_{};
   std::int64_t start_ns_ = 0;
+  bool all_due_at_start_ = false;
   mutable std::mutex mu_;
   std::deque<std::size_t> waiting_{};
   std::size_t in_flight_ = 0;

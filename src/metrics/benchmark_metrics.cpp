@@ -40,10 +40,12 @@ BenchmarkMetrics ComputeMetrics(std::span<const RequestRecord> records, double d
                                 const MetricsOptions& options) {
   BenchmarkMetrics m;
   std::vector<double> ttfts, tpots, all_tpots, itls, e2els, first_text, intended_ttft, intended_e2el, send_lag,
-      per_chunk;
+      opening_lag, per_chunk;
   for (const RequestRecord& r : records) {
     m.input_lens.push_back(r.prompt_tokens);
-    if (r.sent_ns != 0 && r.intended_ns != 0) send_lag.push_back(Seconds(r.sent_ns - r.intended_ns));
+    if (r.sent_ns != 0 && r.intended_ns != 0) {
+      (r.opening_wave ? opening_lag : send_lag).push_back(Seconds(r.sent_ns - r.intended_ns));
+    }
     if (!r.success) {
       m.output_lens.push_back(0);
       ++m.failed;
@@ -126,6 +128,7 @@ BenchmarkMetrics ComputeMetrics(std::span<const RequestRecord> records, double d
   m.intended_ttft = SummarizeSeconds(intended_ttft, ps);
   m.intended_e2el = SummarizeSeconds(intended_e2el, ps);
   m.send_lag = SummarizeSeconds(send_lag, ps);
+  m.opening_wave_send_lag = SummarizeSeconds(opening_lag, ps);
   m.tokens_per_chunk = Summarize(per_chunk, ps);
   return m;
 }

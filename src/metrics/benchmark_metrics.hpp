@@ -57,7 +57,8 @@ struct BenchmarkMetrics {
   MetricSummary first_text_ttft{};            ///< Send to the first chunk with content or reasoning text, ms.
   MetricSummary intended_ttft{};              ///< Intended send time to first chunk, ms (free of coordinated omission).
   MetricSummary intended_e2el{};              ///< Intended send time to latency end, ms.
-  MetricSummary send_lag{};                   ///< Actual minus intended send time of every sent request, ms.
+  MetricSummary send_lag{};                   ///< Actual minus intended send time after the opening wave, ms.
+  MetricSummary opening_wave_send_lag{};      ///< The same for the opening wave (all due at the start), ms.
   MetricSummary tokens_per_chunk{};           ///< Output tokens per choice chunk (continuous usage stats), tokens.
   std::size_t chunks = 0;                     ///< Choice chunks received by successful requests.
   std::size_t requests_with_chunk_usage = 0;  ///< Successful requests whose chunks carried token counts.

@@ -16,6 +16,10 @@ struct RequestRecord {
   std::size_t index = 0;         ///< Position in the dataset (0-based).
   std::int64_t intended_ns = 0;  ///< When the schedule wanted it sent (open loop) or its slot freed (closed loop).
   std::int64_t sent_ns = 0;      ///< Just before the request was written (the reference's start time); 0: never sent.
+  /// Part of the opening wave: due at the very start, before any slot had freed (closed loop, or an
+  /// open loop with an infinite rate). Its send lag measures how long the client takes to put a
+  /// whole wave on the wire, not whether it keeps up, so it is reported apart.
+  bool opening_wave = false;
   std::int64_t first_chunk_ns = 0;  ///< First chunk with `choices`, even an empty one (TTFT end); 0: none.
   std::int64_t first_text_ns = 0;   ///< First chunk carrying content or reasoning text; 0: none.
   std::int64_t end_ns = 0;          ///< The reference's latency end: the last choice chunk (completions) or the last

@@ -119,6 +119,7 @@ Json OwnMetricsJson(const BenchmarkMetrics& m) {
   j["intended_ttft_ms"] = SummaryJson(m.intended_ttft);
   j["intended_e2el_ms"] = SummaryJson(m.intended_e2el);
   j["send_lag_ms"] = SummaryJson(m.send_lag);
+  j["opening_wave_send_lag_ms"] = SummaryJson(m.opening_wave_send_lag);
   j["tokens_per_chunk"] = SummaryJson(m.tokens_per_chunk);
   j["chunks"] = m.chunks;
   j["requests_with_chunk_usage"] = m.requests_with_chunk_usage;

@@ -14,7 +14,7 @@ namespace infermark::metrics {
 /// Bounds a VALID run stays within.
 struct VerdictLimits {
   double max_failure_fraction = 0.05;  ///< Failed / attempted above this is INVALID (the reference's 5 %).
-  double max_send_lag_p99_ms = 1.0;    ///< p99 of actual minus intended send time.
+  double max_send_lag_p99_ms = 1.0;    ///< p99 of actual minus intended send time, opening wave excluded.
   double max_loop_lag_p99_ms = 1.0;    ///< p99 of event-loop timer lateness.
   std::size_t min_completed = 1;       ///< Fewer successful requests in the window is INVALID.
 };

@@ -111,6 +111,17 @@ TEST_F(BenchServe, HttpErrorsAreCountedAndMakeTheRunInvalid) {
   EXPECT_NE(j["verdict_reasons"][0].get<std::string>().find("30.00 % of requests failed"), std::string::npos);
 }
 
+TEST_F(BenchServe, ClosedLoopOpeningWaveIsJudgedApart) {
+  FakeOpenAiServer server({});
+  const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "12", "--max-concurrency", "3"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = Result();
+  const auto& m = j["infermark"]["metrics"];
+  // The first three were due at the start; the other nine each when a slot freed.
+  EXPECT_EQ(m["opening_wave_send_lag_ms"]["count"], 3);
+  EXPECT_EQ(m["send_lag_ms"]["count"], 9);
+}
+
 TEST_F(BenchServe, ResetsMidStreamAreTruncatedRequests) {
   FakeOpenAiServer server({Fault::kResetMidStream});
   const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "10", "--max-concurrency", "1"}));

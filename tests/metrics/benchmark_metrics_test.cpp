@@ -113,6 +113,28 @@ TEST(BenchmarkMetrics, OwnMetrics) {
   EXPECT_NEAR(m.send_lag.max, 10.0, 1e-9);
 }
 
+TEST(BenchmarkMetrics, OpeningWaveSendLagIsReportedApart) {
+  // Three requests due at the start went out 0, 4 and 8 ms late (the client writing a whole wave);
+  // the one that took the first freed slot went out 0.5 ms after it freed.
+  std::vector<RequestRecord> records;
+  for (int i = 0; i < 3; ++i) {
+    RequestRecord r = Ok(static_cast<std::size_t>(i), kBase + i * 4 * kMs, {10, 20}, 2);
+    r.intended_ns = kBase;
+    r.opening_wave = true;
+    records.push_back(r);
+  }
+  RequestRecord next = Ok(3, kBase + 20 * kMs + kMs / 2, {10, 20}, 2);
+  next.intended_ns = kBase + 20 * kMs;
+  records.push_back(next);
+  const BenchmarkMetrics m = ComputeMetrics(records, 1.0);
+  EXPECT_EQ(m.opening_wave_send_lag.count, 3u);
+  EXPECT_NEAR(m.opening_wave_send_lag.max, 8.0, 1e-9);
+  EXPECT_EQ(m.send_lag.count, 1u);
+  EXPECT_NEAR(m.send_lag.max, 0.5, 1e-9);
+  // Latencies from the intended time still include the wave's lag.
+  EXPECT_NEAR(m.intended_ttft.max, 18.0, 1e-9);
+}
+
 TEST(BenchmarkMetrics, GoodputCountsRequestsMeetingEverySlo) {
   MetricsOptions o;
   o.goodput_slo_ms = {{"ttft", 60}};  // B (50) and D (30)
