@@ -48,8 +48,9 @@ Verdict Judge(const BenchmarkMetrics& metrics, std::size_t attempted, const Clie
   }
   const double send_lag_p99 = PercentileOf(metrics.send_lag, 99.0);
   if (send_lag_p99 > limits.max_send_lag_p99_ms) {
-    fail(Format("client saturated: p99 send lag %.3f ms behind the intended time (after the opening wave), over %.3f ms", send_lag_p99,
-                limits.max_send_lag_p99_ms));
+    fail(
+        Format("client saturated: p99 send lag %.3f ms behind the intended time (after the opening wave), over %.3f ms",
+               send_lag_p99, limits.max_send_lag_p99_ms));
   }
   if (self.loop_lag_p99_ms > limits.max_loop_lag_p99_ms) {
     fail(Format("client saturated: p99 event-loop lag %.3f ms, over %.3f ms", self.loop_lag_p99_ms,
