@@ -31,23 +31,57 @@ struct Client::Impl {
     if (o.tls) shared.tls = detail::MakeTlsClientContext(o.tls_options);
     for (std::size_t i = 0; i < loops.size(); ++i) {
       shared.loops.push_back(std::make_unique<detail::ClientLoop>(detail::EventLoopsAccess::Context(loops, i), i));
+      shared.loops.back()->open_kick = [this, i] { StartAwaiting(i); };
     }
   }
 
-  // Loop thread.
-  void Start(std::size_t index, ClientRequest request, StreamCallbacks callbacks) {
+  // Loop thread: ends a request that never started with kCancelled.
+  static void Refuse(detail::ClientLoop& loop, StreamCallbacks callbacks, std::string message) {
+    ClientResult result;
+    result.error = ErrorKind::kCancelled;
+    result.message = std::move(message);
+    result.done_ns = MonotonicNs();
+    detail::DeliverCompletion(loop, std::move(callbacks), std::move(result));
+  }
+
+  // Loop thread: whether a request may open one more connection now.
+  bool MayOpen(const detail::ClientLoop& loop) const {
+    return shared.options.max_opening == 0 || loop.opening < shared.options.max_opening;
+  }
+
+  // Loop thread: starts waiting requests, oldest first, while a pooled connection or an opening
+  // slot is free.
+  void StartAwaiting(std::size_t index) {
+    detail::ClientLoop& loop = *shared.loops[index];
+    loop.open_kick_posted = false;
+    while (!loop.awaiting_open.empty() && (!loop.idle.empty() || MayOpen(loop))) {
+      auto [request, callbacks] = std::move(loop.awaiting_open.front());
+      loop.awaiting_open.pop_front();
+      Start(index, std::move(request), std::move(callbacks), true);
+    }
+  }
+
+  // Loop thread: ends every waiting request with kCancelled.
+  static void CancelAwaiting(detail::ClientLoop& loop, const std::string& why) {
+    auto awaiting = std::move(loop.awaiting_open);
+    loop.awaiting_open.clear();
+    for (auto& [request, callbacks] : awaiting) Refuse(loop, std::move(callbacks), why);
+  }
+
+  // Loop thread. A request that needs a new connection while others wait for an opening slot
+  // queues behind them, unless it comes from that queue.
+  void Start(std::size_t index, ClientRequest request, StreamCallbacks callbacks, bool from_queue = false) {
     detail::ClientLoop& loop = *shared.loops[index];
     if (loop.stopping) {
-      ClientResult result;
-      result.error = ErrorKind::kCancelled;
-      result.message = "the client is stopping";
-      result.done_ns = MonotonicNs();
-      detail::DeliverCompletion(loop, std::move(callbacks), std::move(result));
+      Refuse(loop, std::move(callbacks), "the client is stopping");
       return;
     }
     std::shared_ptr<detail::ClientConnection> connection;
     if (!loop.idle.empty()) {
       connection = loop.idle.back();  // the most recently used one: its buffers are warm
+    } else if (!MayOpen(loop) || (!from_queue && !loop.awaiting_open.empty())) {
+      loop.awaiting_open.emplace_back(std::move(request), std::move(callbacks));
+      return;
     } else {
       connection =
           shared.tls ? detail::MakeTlsClientConnection(shared, loop) : detail::MakePlainClientConnection(shared, loop);
@@ -73,6 +107,7 @@ Client::~Client() {
     impl.loops.Post(i, [&impl, i, finished] {
       detail::ClientLoop& loop = *impl.shared.loops[i];
       loop.stopping = true;
+      Impl::CancelAwaiting(loop, "the client stopped");
       const auto live = loop.live;
       for (const auto& connection : live) connection->Cancel("the client stopped");
       finished->set_value();
@@ -128,6 +163,7 @@ void Client::CancelAll(std::string_view why) {
   Impl& impl = *impl_;
   for (std::size_t i = 0; i < impl.loops.size(); ++i) {
     impl.loops.Post(i, [&impl, i, reason = std::string(why)] {
+      Impl::CancelAwaiting(*impl.shared.loops[i], reason);
       const auto live = impl.shared.loops[i]->live;
       for (const auto& connection : live) {
         if (!connection->Idle()) connection->Cancel(reason);

@@ -34,6 +34,13 @@ struct ClientOptions {
   /// streams that receive a token at once each get their own arrival time. Off, or over TLS, the
   /// timestamp is taken right after the read returns.
   bool kernel_timestamps = true;
+  /// New connections per loop that may be opening at once: connected or not, but not yet
+  /// answered. A request that needs a new connection beyond this waits (in order) for one of
+  /// them to be answered or to fail. The kernel completes TCP handshakes before the server
+  /// accepts, so thousands of connects at once overflow its accept queue (net.core.somaxconn)
+  /// and the surplus is dropped, retried seconds later or reset; pacing keeps a 10,000-stream
+  /// ramp inside the queue. 0: no limit.
+  std::size_t max_opening = 256;
 };
 
 /// Counters since construction, summed over loops.

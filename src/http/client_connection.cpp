@@ -139,6 +139,8 @@ void ClientConnection::Begin(ClientRequest request, StreamCallbacks callbacks) {
     return;
   }
   Bump(loop_.counters.connections_opened);
+  holds_open_slot_ = true;
+  ++loop_.opening;
   connect_deadline_ = now + ToNs(shared_.options.connect_timeout);
   ArmTimer();
   StartConnect(shared_.endpoints);
@@ -299,6 +301,7 @@ void ClientConnection::Parse() {
 void ClientConnection::ReportHead() {
   auto& parser = parser_->parser;
   head_reported_ = true;
+  ReleaseOpenSlot();
   result_.status = static_cast<int>(parser.get().result_int());
   parser.eager(true);  // the head was parsed alone so on_head runs before the first body bytes
   if (!callbacks_.on_head) return;
@@ -392,9 +395,21 @@ void ClientConnection::LeavePool() {
   }
 }
 
+void ClientConnection::ReleaseOpenSlot() {
+  if (!holds_open_slot_) return;
+  holds_open_slot_ = false;
+  --loop_.opening;
+  // Posted, not called: this runs inside Finish and Close, and a started request can fail at once.
+  if (!loop_.awaiting_open.empty() && !loop_.open_kick_posted) {
+    loop_.open_kick_posted = true;
+    asio::post(loop_.context, loop_.open_kick);
+  }
+}
+
 void ClientConnection::Close() {
   if (phase_ == Phase::kClosed) return;
   auto self = shared_from_this();  // the registries may hold the last reference
+  ReleaseOpenSlot();
   if (phase_ == Phase::kIdle) LeavePool();
   phase_ = Phase::kClosed;
   CloseTransport();

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "http/client.hpp"
 #include "http/server.hpp"
@@ -175,6 +177,69 @@ TEST_F(ServerClientTest, RunsManyLoopsOnBothSides) {
   for (int i = 0; i < 500 && done < 30; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(done, 30);
   EXPECT_EQ(loops_seen_mask, 7);
+}
+
+TEST_F(ServerClientTest, OpensAtMostMaxOpeningConnectionsAtOnce) {
+  // Twelve requests at once to a server that holds every answer: with two opening slots only two
+  // reach it. Once answered, the rest follow (on the connections the first ones left idle, or on
+  // new ones as slots free) and every request completes.
+  Server server{ServerOptions{}};
+  std::mutex mu;
+  std::vector<Responder> held;
+  int arrived = 0;
+  server.Route("GET", "/held", [&](Request&, Responder responder) {
+    std::lock_guard lock(mu);
+    ++arrived;
+    held.push_back(std::move(responder));
+  });
+  server.Start();
+  Client client({.port = server.port(), .max_opening = 2});
+  std::atomic<int> ok{0};
+  std::atomic<int> done{0};
+  for (int i = 0; i < 12; ++i) {
+    client.Send(Get("/held"), {.on_complete = [&](const ClientResult& r) {
+                  if (r.ok()) ++ok;
+                  ++done;
+                }});
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(arrived, 2);
+  }
+  for (int i = 0; i < 500 && done < 12; ++i) {
+    std::vector<Responder> answer;
+    {
+      std::lock_guard lock(mu);
+      answer.swap(held);
+    }
+    for (Responder& r : answer) r.Respond(200, "text/plain", "ok");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(ok, 12);
+  EXPECT_LE(client.Stats().connections_opened, 12u);
+}
+
+TEST_F(ServerClientTest, RequestsWaitingForAnOpeningSlotAreCancelledWithTheClient) {
+  Server server{ServerOptions{}};
+  std::mutex mu;
+  std::vector<Responder> held;
+  server.Route("GET", "/held", [&](Request&, Responder responder) {
+    std::lock_guard lock(mu);
+    held.push_back(std::move(responder));
+  });
+  server.Start();
+  std::atomic<int> cancelled{0};
+  {
+    Client client({.port = server.port(), .max_opening = 1});
+    for (int i = 0; i < 3; ++i) {
+      client.Send(Get("/held"), {.on_complete = [&](const ClientResult& r) {
+                    if (r.error == ErrorKind::kCancelled) ++cancelled;
+                  }});
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(cancelled, 3);  // one opening, two waiting for its slot
 }
 
 }  // namespace

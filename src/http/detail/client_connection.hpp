@@ -71,6 +71,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   void Finish(bool reusable);
   void Close();
   void LeavePool();
+  void ReleaseOpenSlot();
   std::int64_t NextDeadline() const;
   void ArmTimer();
   void OnTimer(std::uint64_t generation);
@@ -101,6 +102,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   bool writing_ = false;
   bool timer_armed_ = false;
   bool head_reported_ = false;
+  bool holds_open_slot_ = false;  // counted in the loop's `opening` until answered or closed
   bool callback_failed_ = false;
 };
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -38,8 +39,13 @@ struct ClientLoop {
   /// Completions waiting to be delivered by the trampoline in DeliverCompletion.
   std::deque<std::pair<StreamCallbacks, ClientResult>> completions;
   bool delivering = false;  ///< The trampoline runs.
-  bool stopping = false;    ///< The client is being destroyed: new requests are cancelled.
-  ClientCounters counters;  ///< This loop's counters.
+  /// Requests waiting for an opening slot (ClientOptions::max_opening), oldest first.
+  std::deque<std::pair<ClientRequest, StreamCallbacks>> awaiting_open;
+  std::size_t opening = 0;          ///< New connections not yet answered.
+  bool open_kick_posted = false;    ///< `open_kick` is queued on the loop.
+  std::function<void()> open_kick;  ///< Starts awaiting requests while slots are free (set by the client).
+  bool stopping = false;            ///< The client is being destroyed: new requests are cancelled.
+  ClientCounters counters;          ///< This loop's counters.
 };
 
 /// Settings and loops of one client.
