@@ -54,7 +54,8 @@ struct Client::Impl {
   void StartAwaiting(std::size_t index) {
     detail::ClientLoop& loop = *shared.loops[index];
     loop.open_kick_posted = false;
-    while (!loop.awaiting_open.empty() && (!loop.idle.empty() || MayOpen(loop))) {
+    while (!loop.awaiting_open.empty() &&
+           ((!loop.idle.empty() && !loop.awaiting_open.front().first.new_connection) || MayOpen(loop))) {
       auto [request, callbacks] = std::move(loop.awaiting_open.front());
       loop.awaiting_open.pop_front();
       Start(index, std::move(request), std::move(callbacks), true);
@@ -77,7 +78,7 @@ struct Client::Impl {
       return;
     }
     std::shared_ptr<detail::ClientConnection> connection;
-    if (!loop.idle.empty()) {
+    if (!loop.idle.empty() && !request.new_connection) {
       connection = loop.idle.back();  // the most recently used one: its buffers are warm
     } else if (!MayOpen(loop) || (!from_queue && !loop.awaiting_open.empty())) {
       loop.awaiting_open.emplace_back(std::move(request), std::move(callbacks));

@@ -22,6 +22,9 @@ struct ClientRequest {
   Headers headers{};                              ///< Extra fields (e.g. Authorization).
   /// Overrides ClientOptions::request_timeout for this request when positive.
   std::chrono::milliseconds timeout{0};
+  /// Open a new connection for it even when one is idle (warming a pool up to a size). It still
+  /// waits for an opening slot (ClientOptions::max_opening).
+  bool new_connection = false;
 };
 
 /// The status line and header of a response.

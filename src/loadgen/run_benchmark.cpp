@@ -279,10 +279,9 @@ class Dispatcher {
   std::atomic<std::int64_t> output_tokens_{0};
 };
 
-// Opens `n` keep-alive connections before the measured window by sending that many cheap requests
-// at once (each takes its own connection, and the pools keep them), so the first requests of a
-// closed-loop run do not pay for TCP connects in their send time and TTFT. Returns how many
-// answered.
+// Opens `n` keep-alive connections before the measured window, each with a cheap request of its
+// own (the client paces the opening; the pools keep them), so the first requests of a closed-loop
+// run do not pay for TCP connects in their send time and TTFT. Returns how many answered.
 std::size_t PrewarmConnections(http::Client& client, std::size_t n) {
   std::atomic<std::size_t> pending{n};
   std::atomic<std::size_t> answered{0};
@@ -292,6 +291,7 @@ std::size_t PrewarmConnections(http::Client& client, std::size_t n) {
     request.target = "/v1/models";
     request.content_type.clear();
     request.timeout = std::chrono::milliseconds(30'000);
+    request.new_connection = true;
     http::StreamCallbacks callbacks;
     callbacks.on_complete = [&pending, &answered](const http::ClientResult& result) {
       if (result.ok()) answered.fetch_add(1);

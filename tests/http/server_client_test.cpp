@@ -220,6 +220,18 @@ TEST_F(ServerClientTest, OpensAtMostMaxOpeningConnectionsAtOnce) {
   EXPECT_LE(client.Stats().connections_opened, 12u);
 }
 
+TEST_F(ServerClientTest, ANewConnectionRequestDoesNotTakeAnIdleOne) {
+  Client client({.port = server_.port()});
+  for (int i = 0; i < 5; ++i) {
+    ClientRequest request = Post("/echo", "x");
+    request.new_connection = i > 0;  // the first opens one anyway; the others would reuse it
+    ASSERT_TRUE(client.Fetch(request).result.ok());
+  }
+  EXPECT_EQ(client.Stats().connections_opened, 5u);
+  ASSERT_TRUE(client.Fetch(Post("/echo", "x")).result.ok());
+  EXPECT_EQ(client.Stats().connections_opened, 5u);  // a plain request takes one of the five
+}
+
 TEST_F(ServerClientTest, RequestsWaitingForAnOpeningSlotAreCancelledWithTheClient) {
   Server server{ServerOptions{}};
   std::mutex mu;
