@@ -120,10 +120,19 @@ class Dispatcher {
         keep_text_(keep_text),
         records_(order_.size()),
         recorders_(order_.size()) {
+    std::size_t text_bytes = 0;
     for (std::size_t i = 0; i < order_.size(); ++i) {
       records_[i].index = order_[i];
       records_[i].prompt_tokens = prompts_[order_[i]].prompt_len;
       records_[i].expected_output_tokens = prompts_[order_[i]].output_len;
+      text_bytes += prompts_[order_[i]].text.size() + prompts_[order_[i]].messages_json.size();
+    }
+    // Bodies are built before the clock starts, so the send path only writes bytes: a closed loop
+    // whose requests all finish together refills every slot at once, and each JSON body built
+    // there would delay the ones after it. Past kMaxPrebuiltBytes they are built when sent.
+    if (text_bytes <= kMaxPrebuiltBytes) {
+      bodies_.reserve(order_.size());
+      for (const std::size_t k : order_) bodies_.push_back(BuildRequestBody(api_, body_, prompts_[k]));
     }
   }
 
@@ -212,7 +221,7 @@ class Dispatcher {
   void Send(std::size_t i, std::optional<std::size_t> loop) {
     http::ClientRequest request;
     request.target = target_;
-    request.body = BuildRequestBody(api_, body_, prompts_[order_[i]]);
+    request.body = bodies_.empty() ? BuildRequestBody(api_, body_, prompts_[order_[i]]) : std::move(bodies_[i]);
     if (const char* key = std::getenv("OPENAI_API_KEY"); key != nullptr && *key != '\0') {
       request.headers.push_back(http::Header{"Authorization", std::string("Bearer ") + key});
     }
@@ -263,8 +272,10 @@ class Dispatcher {
   std::vector<std::size_t> order_;
   std::optional<int> concurrency_;
   bool keep_text_;
+  static constexpr std::size_t kMaxPrebuiltBytes = std::size_t{2} << 30;
   std::vector<RequestRecord> records_;
   std::vector<std::unique_ptr<StreamRecorder>> recorders_;
+  std::vector<std::string> bodies_{};  // request i's body until it is sent (empty: built when sent)
   std::vector<double> offsets_{};
   std::int64_t start_ns_ = 0;
   bool all_due_at_start_ = false;
