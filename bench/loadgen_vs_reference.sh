@@ -18,7 +18,8 @@
 # Env: INFERMARK (binary), TOKENIZER_DIR (folder with tokenizer.json and tokenizer_config.json of
 # Llama 3), INFERENCEX_DIR, OUT_DIR, ENGINE_CPU (2), CLIENT_CPU (4), PYTHON (python3), and the
 # concurrencies: REAL_CONCS ("1 16 64"), WIDE_CONCS ("1024 10000"), SPEED_CONCS ("64 1024 10000"),
-# SPEED_REF_CONCS ("64 1024").
+# SPEED_REF_CONCS ("64 1024"); WIDE_PROMPTS_PER_CONC (2: a refill wave after the opening one);
+# REF_FLAGS (extra flags for the reference client, e.g. --save-detailed).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 IM="$(realpath "${INFERMARK:-$here/../build-release/src/cli/infermark}")"
@@ -87,7 +88,7 @@ theirs() {
   shift
   /usr/bin/time -f "%e s wall, %U s user, %S s sys" taskset -c "$CLIENT_CPU" env PYTHONUNBUFFERED=1 \
     "$PY" "$REF/utils/bench_serving/benchmark_serving.py" $(common_flags "$@") \
-    --result-filename "$name.json" >"$OUT/$name.client.log" 2>&1
+    ${REF_FLAGS:-} --result-filename "$name.json" >"$OUT/$name.client.log" 2>&1
   echo "exit $?" >>"$OUT/$name.client.log"
 }
 
@@ -153,7 +154,7 @@ for part in "${parts[@]}"; do
     wide)
       names=()
       for conc in ${WIDE_CONCS:-1024 10000}; do
-        prompts=$((conc >= 10000 ? conc : 2 * conc))
+        prompts=$((${WIDE_PROMPTS_PER_CONC:-2} * conc))
         start_engine "wide-ours-c$conc" 1 --max-num-seqs 10240 --max-num-batched-tokens 16384 &&
           ours "wide-ours-c$conc" 128 64 "$conc" "$prompts" 0 --timeout 600
         names+=("wide-ours-c$conc")

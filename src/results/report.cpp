@@ -57,6 +57,7 @@ th, td { padding: 4px 7px; border-bottom: 1px solid var(--line); text-align: rig
 th { background: var(--band); font-weight: 600; position: sticky; top: 0; }
 td.l, th.l { text-align: left; }
 td.wrap { white-space: normal; min-width: 21em; }
+td.verdict { white-space: normal; min-width: 14em; max-width: 30em; }
 th { white-space: normal; vertical-align: bottom; }
 td { font-variant-numeric: tabular-nums; }
 tr.predicted td { color: #4b5563; font-style: italic; }
@@ -162,7 +163,7 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
          Fixed(d.m.median_e2el, 2) + "</td><td>" +
          (p.provenance.time_scale != 1 ? "×" + ScaleText(p.provenance.time_scale) : "1") + "</td><td class=\"l\">" +
          std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
-         (d.front_e2el ? "latency" : "") + "</td><td class=\"l\">" + EscapeXml(p.provenance.verdict) + "</td></tr>\n";
+         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + EscapeXml(p.provenance.verdict) + "</td></tr>\n";
   }
   return h + "</tbody></table></div>\n";
 }
