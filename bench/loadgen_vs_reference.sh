@@ -110,12 +110,12 @@ detail = os.path.join(out, name + ".requests.jsonl")
 err = ""
 if os.path.exists(detail):
     e = json.loads(subprocess.check_output([sys.executable, te, detail, os.path.join(out, name + ".emission.jsonl")]))
-    a, i = e["arrival_error"], e["itl_error"]
-    if a and i:
-        err = (f"{a['p50_us']} / {a['p99_us']} | {i['p50_us']} / {i['p99_us']} | "
+    a, i, t = e["arrival_error"], e["itl_error"], e["ttft_error"]
+    if a and i and t:
+        err = (f"{a['p50_us']} / {a['p99_us']} | {t['p50_us']} / {t['p99_us']} | {i['p50_us']} / {i['p99_us']} | "
                f"{e['requests_receiving_tokens']}/{e['requests']}")
 if not err:
-    err = "- | - | -"
+    err = "- | - | - | -"
 m = own.get("metrics", {})
 lag = own.get("client", {}).get("loop_lag_p99_ms", "-")
 print(f"| {name} | {r['completed']}/{r['num_prompts'] if 'num_prompts' in r else '-'} | "
@@ -126,8 +126,8 @@ PY
 
 header() {
   echo
-  echo "| run | completed | output tok/s | TTFT med ms | TPOT med ms | ITL med ms | E2EL med ms | arrival err p50/p99 µs | ITL err p50/p99 µs | streams with tokens | loop lag p99 ms | verdict |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| run | completed | output tok/s | TTFT med ms | TPOT med ms | ITL med ms | E2EL med ms | arrival err p50/p99 µs | TTFT err p50/p99 µs | ITL err p50/p99 µs | streams with tokens | loop lag p99 ms | verdict |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 }
 
 parts=("$@")

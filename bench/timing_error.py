@@ -7,6 +7,7 @@ arrival time) and the engine logged (`send_ns`, just before the write that carri
 the host's monotonic clock:
   arrival error = client chunk time - engine send time   (what the client adds to TTFT/E2EL)
   ITL error     = client gap - engine gap                 (what the client adds to each ITL)
+  TTFT error    = the arrival error of each request's first chunk
 Requests are joined on the response id; events carrying tokens are matched to chunks in order.
 
 Usage: timing_error.py DETAILED.jsonl EMISSION.jsonl   (prints one JSON object)
@@ -30,7 +31,7 @@ def main(detailed_path, emission_path):
             e = json.loads(line)
             if e["tokens"] > 0:
                 sends.setdefault(e["request"], []).append((e["event"], e["send_ns"]))
-    arrival, itl, unmatched, requests, receiving = [], [], 0, 0, 0
+    arrival, itl, ttft, unmatched, requests, receiving = [], [], [], 0, 0, 0
     with open(detailed_path) as f:
         for line in f:
             r = json.loads(line)
@@ -42,6 +43,8 @@ def main(detailed_path, emission_path):
             if len(engine) != len(chunks):
                 unmatched += 1
             n = min(len(engine), len(chunks))
+            if n > 0:
+                ttft.append(chunks[0] - engine[0])
             for k in range(n):
                 arrival.append(chunks[k] - engine[k])
                 if k > 0:
@@ -65,6 +68,7 @@ def main(detailed_path, emission_path):
         "requests_not_matched_one_to_one": unmatched,
         "arrival_error": summary(arrival),
         "itl_error": summary(itl),
+        "ttft_error": summary(ttft),
     }))
 
 
