@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <iostream>
 
 #include "catalog/catalog_loader.hpp"
@@ -90,8 +91,11 @@ int Run(OutputOptions out, Generate generate) {
   if (out.config_files.empty()) out.config_files = ProjectMasterConfigs();
   if (out.runner_config.empty()) out.runner_config = DefaultRunnerConfig(out.config_files);
   TuneHeapForInputs(out.config_files);
+  // runners.yaml loads beside the master configs; a master-config error still wins, as it would
+  // loading one after the other.
+  auto runners_loading = std::async(std::launch::async, catalog::LoadRunnerConfig, out.runner_config);
   const auto& catalog = KeepUntilExit(catalog::LoadMasterConfigs(out.config_files));
-  const auto& runners = KeepUntilExit(catalog::LoadRunnerConfig(out.runner_config));
+  const auto& runners = KeepUntilExit(runners_loading.get());
   Print(KeepUntilExit(generate(catalog, runners)), out);
   return kExitOk;
 }

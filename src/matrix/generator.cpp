@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/diagnostic.hpp"
+#include "core/parallel_chunks.hpp"
 #include "matrix/eval_marking.hpp"
 #include "matrix/key_glob.hpp"
 #include "matrix/row_builder.hpp"
@@ -195,77 +196,99 @@ std::vector<std::string> ExpandConfigKeys(const std::vector<std::string>& patter
   return out;
 }
 
+namespace {
+
+// The rows full-sweep makes of one config entry, appended to `rows`.
+void AppendFullSweepRows(const MasterEntry& config, const catalog::RunnerConfig& runners,
+                         const FullSweepOptions& options,
+                         const std::set<std::pair<std::int64_t, std::int64_t>>& seq_filter, std::vector<Json>& rows) {
+  const bool single = options.single_node || !options.multi_node;
+  const bool multi = options.multi_node || !options.single_node;
+  const auto& scenario_types = options.common.scenario_types;
+  if (!options.model_prefix.empty() &&
+      std::none_of(options.model_prefix.begin(), options.model_prefix.end(),
+                   [&](const std::string& p) { return config.key.rfind(p, 0) == 0; })) {
+    return;
+  }
+  if (!options.precision.empty() && !Contains(options.precision, config.precision)) return;
+  if (!options.framework.empty() && !Contains(options.framework, config.framework)) return;
+  if (!options.runner_type.empty() && !Contains(options.runner_type, config.runner)) return;
+
+  std::vector<std::string> runner_values = {config.runner};
+  if (const auto& filter = NodeFilter(options.common)) {
+    runner_values.clear();
+    if (const auto* nodes = runners.Find(config.runner)) {
+      for (const auto& node : *nodes) {
+        if (node.find(*filter) != std::string::npos) runner_values.push_back(node);
+      }
+    }
+    if (runner_values.empty()) return;
+  }
+
+  if (WantScenario(scenario_types, "fixed-seq-len")) {
+    for (const auto& seq : config.fixed_seq_len) {
+      if (!seq_filter.empty() && seq_filter.count({seq.isl, seq.osl}) == 0) continue;
+      for (const SearchSpaceEntry& point : seq.search_space) {
+        if (config.multinode ? !multi : !single) continue;
+        if (config.multinode) {
+          const auto concs = FilterMultiNode(PointConcs(point, options.step_size), options);
+          if (!concs) continue;
+          for (const auto& runner : runner_values) {
+            rows.push_back(MultiNodeRow(config, runner, seq.isl, seq.osl, point, *concs));
+          }
+          continue;
+        }
+        if (options.max_tp && (*options.max_tp <= 0 || point.tp.value_or(0) > *options.max_tp)) continue;
+        std::optional<std::int64_t> ep = point.ep;
+        if (options.max_ep) {
+          if (*options.max_ep <= 0) continue;
+          if (ep && *ep > *options.max_ep) ep = *options.max_ep;
+        }
+        const auto concs = FilterSingleNode(point, options);
+        if (!concs) continue;
+        for (std::int64_t conc : *concs) {
+          for (const auto& runner : runner_values) {
+            rows.push_back(SingleNodeRow(config, runner, seq.isl, seq.osl, point, conc, ep));
+          }
+        }
+      }
+    }
+  }
+
+  if (!WantScenario(scenario_types, "agentic-coding")) return;
+  if (config.multinode ? !multi : !single) return;
+  for (const auto& scenario : config.agentic_coding) {
+    for (const SearchSpaceEntry& point : scenario.search_space) {
+      std::vector<std::int64_t> concs = PointConcs(point, options.step_size);
+      if (options.min_conc) std::erase_if(concs, [&](std::int64_t c) { return c < *options.min_conc; });
+      if (options.max_conc) std::erase_if(concs, [&](std::int64_t c) { return c > *options.max_conc; });
+      if (concs.empty()) continue;
+      AppendAgenticRows(config, runners, scenario, point, concs, runner_values, rows);
+    }
+  }
+}
+
+// Config entries per thread below which splitting the catalog costs more than it saves.
+constexpr std::size_t kMinEntriesPerThread = 48;
+
+}  // namespace
+
 std::vector<Json> GenerateFullSweep(const catalog::MasterCatalog& catalog, const catalog::RunnerConfig& runners,
                                     const FullSweepOptions& options) {
   CheckFullSweepOptions(runners, options);
-  const bool single = options.single_node || !options.multi_node;
-  const bool multi = options.multi_node || !options.single_node;
   const auto seq_filter = SeqLenFilter(options.seq_lens);
-  const auto& scenario_types = options.common.scenario_types;
-  std::vector<Json> rows;
-
-  for (const MasterEntry& config : catalog.entries) {
-    if (!options.model_prefix.empty() &&
-        std::none_of(options.model_prefix.begin(), options.model_prefix.end(),
-                     [&](const std::string& p) { return config.key.rfind(p, 0) == 0; })) {
-      continue;
-    }
-    if (!options.precision.empty() && !Contains(options.precision, config.precision)) continue;
-    if (!options.framework.empty() && !Contains(options.framework, config.framework)) continue;
-    if (!options.runner_type.empty() && !Contains(options.runner_type, config.runner)) continue;
-
-    std::vector<std::string> runner_values = {config.runner};
-    if (const auto& filter = NodeFilter(options.common)) {
-      runner_values.clear();
-      if (const auto* nodes = runners.Find(config.runner)) {
-        for (const auto& node : *nodes) {
-          if (node.find(*filter) != std::string::npos) runner_values.push_back(node);
-        }
-      }
-      if (runner_values.empty()) continue;
-    }
-
-    if (WantScenario(scenario_types, "fixed-seq-len")) {
-      for (const auto& seq : config.fixed_seq_len) {
-        if (!seq_filter.empty() && seq_filter.count({seq.isl, seq.osl}) == 0) continue;
-        for (const SearchSpaceEntry& point : seq.search_space) {
-          if (config.multinode ? !multi : !single) continue;
-          if (config.multinode) {
-            const auto concs = FilterMultiNode(PointConcs(point, options.step_size), options);
-            if (!concs) continue;
-            for (const auto& runner : runner_values) {
-              rows.push_back(MultiNodeRow(config, runner, seq.isl, seq.osl, point, *concs));
-            }
-            continue;
-          }
-          if (options.max_tp && (*options.max_tp <= 0 || point.tp.value_or(0) > *options.max_tp)) continue;
-          std::optional<std::int64_t> ep = point.ep;
-          if (options.max_ep) {
-            if (*options.max_ep <= 0) continue;
-            if (ep && *ep > *options.max_ep) ep = *options.max_ep;
-          }
-          const auto concs = FilterSingleNode(point, options);
-          if (!concs) continue;
-          for (std::int64_t conc : *concs) {
-            for (const auto& runner : runner_values) {
-              rows.push_back(SingleNodeRow(config, runner, seq.isl, seq.osl, point, conc, ep));
-            }
-          }
-        }
-      }
-    }
-
-    if (!WantScenario(scenario_types, "agentic-coding")) continue;
-    if (config.multinode ? !multi : !single) continue;
-    for (const auto& scenario : config.agentic_coding) {
-      for (const SearchSpaceEntry& point : scenario.search_space) {
-        std::vector<std::int64_t> concs = PointConcs(point, options.step_size);
-        if (options.min_conc) std::erase_if(concs, [&](std::int64_t c) { return c < *options.min_conc; });
-        if (options.max_conc) std::erase_if(concs, [&](std::int64_t c) { return c > *options.max_conc; });
-        if (concs.empty()) continue;
-        AppendAgenticRows(config, runners, scenario, point, concs, runner_values, rows);
-      }
-    }
+  // Entries are independent: contiguous ranges of them are expanded on threads and their rows
+  // joined in catalog order, so the output is the sequential one.
+  const std::size_t n = catalog.entries.size();
+  auto parts = MapChunks(n, ChunkCount(n, kMinEntriesPerThread), [&](std::size_t begin, std::size_t end) {
+    std::vector<Json> part;
+    for (std::size_t i = begin; i < end; ++i)
+      AppendFullSweepRows(catalog.entries[i], runners, options, seq_filter, part);
+    return part;
+  });
+  std::vector<Json> rows = std::move(parts.front());
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    rows.insert(rows.end(), std::make_move_iterator(parts[i].begin()), std::make_move_iterator(parts[i].end()));
   }
   return ApplyEvalPolicy(std::move(rows), options.common.evals);
 }

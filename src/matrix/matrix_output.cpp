@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "core/diagnostic.hpp"
+#include "core/parallel_chunks.hpp"
 
 namespace infermark::matrix {
 namespace {
@@ -75,13 +76,24 @@ std::vector<Json> SelectShard(const std::vector<Json>& rows, const Shard& shard)
 }
 
 std::string FormatJson(const std::vector<Json>& rows) {
+  // Rows are written in contiguous ranges on threads, then joined in order.
+  constexpr std::size_t kMinRowsPerThread = 256;
+  const std::size_t n = rows.size();
+  const auto parts = MapChunks(n, ChunkCount(n, kMinRowsPerThread), [&rows](std::size_t begin, std::size_t end) {
+    std::string part;
+    part.reserve((end - begin) * 640);
+    for (std::size_t i = begin; i < end; ++i) {
+      if (i != 0) part += ", ";
+      AppendJson(part, rows[i]);
+    }
+    return part;
+  });
+  std::size_t size = 3;
+  for (const auto& part : parts) size += part.size();
   std::string out;
-  out.reserve(rows.size() * 640);
+  out.reserve(size);
   out += '[';
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i != 0) out += ", ";
-    AppendJson(out, rows[i]);
-  }
+  for (const auto& part : parts) out += part;
   out += "]\n";
   return out;
 }

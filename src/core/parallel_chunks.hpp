@@ -1,0 +1,52 @@
+// Splitting an index range into contiguous chunks that run on threads, results kept in order.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <future>
+#include <thread>
+#include <vector>
+
+namespace infermark {
+
+/// How many chunks to cut `n` items into: one per hardware thread (at most `max_chunks`), and
+/// none smaller than `min_chunk` items, so small inputs stay on the calling thread.
+inline std::size_t ChunkCount(std::size_t n, std::size_t min_chunk, std::size_t max_chunks = 16) {
+  const std::size_t cpus = std::max<std::size_t>(std::thread::hardware_concurrency(), 1);
+  const std::size_t by_size = std::max<std::size_t>(n / std::max<std::size_t>(min_chunk, 1), 1);
+  return std::min({cpus, by_size, std::max<std::size_t>(max_chunks, 1)});
+}
+
+/// Calls `fn(begin, end)` for `chunks` contiguous ranges covering [0, n), the first on the calling
+/// thread and the others on their own, and returns the results in range order. When several
+/// ranges throw, the exception of the earliest one is rethrown: the one a sequential loop over
+/// [0, n) would have met first.
+template <typename Fn>
+auto MapChunks(std::size_t n, std::size_t chunks, Fn fn) -> std::vector<decltype(fn(std::size_t{}, std::size_t{}))> {
+  using Result = decltype(fn(std::size_t{}, std::size_t{}));
+  chunks = std::clamp<std::size_t>(chunks, 1, std::max<std::size_t>(n, 1));
+  std::vector<std::future<Result>> rest;
+  for (std::size_t c = 1; c < chunks; ++c) {
+    rest.push_back(std::async(std::launch::async, fn, n * c / chunks, n * (c + 1) / chunks));
+  }
+  std::vector<Result> out;
+  out.reserve(chunks);
+  std::exception_ptr first_error;
+  try {
+    out.push_back(fn(0, n / chunks));
+  } catch (...) {
+    first_error = std::current_exception();
+  }
+  for (auto& f : rest) {
+    try {
+      out.push_back(f.get());
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
+  return out;
+}
+
+}  // namespace infermark
