@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "core/parallel_chunks.hpp"
+#include "core/yaml_split.hpp"
 
 namespace infermark::catalog {
 
@@ -28,7 +29,7 @@ MasterCatalog LoadMasterConfigs(const std::vector<std::string>& files) {
     for (std::size_t i = begin; i < end; ++i) {
       Loaded& l = out[i - begin];
       try {
-        l.doc = std::make_shared<const YamlDocument>(LoadYamlFile(files[i]));
+        l.doc = std::make_shared<const YamlDocument>(LoadYamlFileSplit(files[i]));
         l.catalog = ReadMasterConfig(*l.doc, l.problems);
       } catch (const InputError& e) {
         l.doc.reset();

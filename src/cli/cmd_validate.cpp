@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/project_paths.hpp"
 #include "core/exit_codes.hpp"
+#include "core/yaml_split.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -27,7 +28,7 @@ int RunValidate(const ValidateOptions& options) {
   std::size_t entries = 0, runner_files = 0, changelog_entries = 0, master_files = 0;
   for (const auto& file : files) {
     try {
-      const YamlDocument doc = LoadYamlFile(file);
+      const YamlDocument doc = LoadYamlFileSplit(file);
       switch (catalog::DetectKind(doc)) {
         case catalog::FileKind::kChangelog:
           changelog_entries += catalog::ReadChangelog(doc, problems).size();
