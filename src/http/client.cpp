@@ -185,6 +185,8 @@ ClientStats Client::Stats() const {
     stats.requests += c.requests.load(std::memory_order_relaxed);
     stats.reads += c.reads.load(std::memory_order_relaxed);
     stats.bytes_read += c.bytes_read.load(std::memory_order_relaxed);
+    for (std::size_t b = 0; b < kDelayBuckets; ++b)
+      stats.read_delay[b] += c.read_delay[b].load(std::memory_order_relaxed);
   }
   return stats;
 }

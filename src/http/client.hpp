@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "http/client_request.hpp"
+#include "http/delay_histogram.hpp"
 #include "http/event_loops.hpp"
 #include "http/tls_options.hpp"
 
@@ -49,6 +50,10 @@ struct ClientStats {
   std::uint64_t requests = 0;            ///< Requests started.
   std::uint64_t reads = 0;               ///< Socket read operations that returned data.
   std::uint64_t bytes_read = 0;          ///< Bytes read (after TLS: plaintext bytes).
+  /// How long each read's bytes waited in the socket for their loop: the read's time minus the
+  /// kernel's receive timestamp (reads with kernel timestamps only). The timestamps do not suffer
+  /// from it, but whatever the loop does next for those bytes (a closed loop's next request) does.
+  DelayCounts read_delay{};
 };
 
 /// A whole response, for Fetch().

@@ -247,6 +247,7 @@ void ClientConnection::OnRead(const ErrorCode& ec, std::size_t bytes, std::int64
   }
   read_buffer_.commit(bytes);
   Bump(loop_.counters.reads);
+  if (arrival_ns != 0 && arrival_ns <= now) Bump(loop_.counters.read_delay[DelayBucket(now - arrival_ns)]);
   Bump(loop_.counters.bytes_read, bytes);
   if (bytes == read_size_ && read_size_ < kMaxRead) {
     read_size_ *= 2;

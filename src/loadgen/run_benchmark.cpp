@@ -363,6 +363,11 @@ std::vector<double> Percentiles(std::vector<double> seconds_to_ms) {
   return seconds_to_ms;
 }
 
+// A read-delay percentile in ms (the upper edge of its histogram bucket).
+double DelayMs(const http::DelayCounts& counts, double percent) {
+  return static_cast<double>(http::DelayPercentileNs(counts, percent)) / 1e6;
+}
+
 }  // namespace
 
 std::string DefaultResultFilename(const BenchConfig& c, const std::string& date) {
@@ -578,7 +583,10 @@ BenchResult RunBenchmark(const BenchConfig& c) {
                    {"bytes_read", stats.bytes_read},
                    {"loop_lag_p99_ms", self.loop_lag_p99_ms},
                    {"loop_lag_max_ms", self.loop_lag_max_ms},
-                   {"loop_lag_samples", self.loop_lag_samples}};
+                   {"loop_lag_samples", self.loop_lag_samples},
+                   {"read_delay_p50_ms", DelayMs(stats.read_delay, 50.0)},
+                   {"read_delay_p99_ms", DelayMs(stats.read_delay, 99.0)},
+                   {"read_delay_max_ms", DelayMs(stats.read_delay, 100.0)}};
   own["limits"] = {{"max_failure_fraction", c.limits.max_failure_fraction},
                    {"max_send_lag_p99", c.limits.max_send_lag_p99_ms},
                    {"max_loop_lag_p99", c.limits.max_loop_lag_p99_ms},

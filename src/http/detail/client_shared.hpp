@@ -2,6 +2,7 @@
 // pools.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "http/client.hpp"
+#include "http/delay_histogram.hpp"
 #include "http/detail/asio.hpp"
 #include "http/detail/counter.hpp"
 
@@ -27,6 +29,7 @@ struct ClientCounters {
   std::atomic<std::uint64_t> requests{0};
   std::atomic<std::uint64_t> reads{0};
   std::atomic<std::uint64_t> bytes_read{0};
+  std::array<std::atomic<std::uint64_t>, kDelayBuckets> read_delay{};  ///< See ClientStats::read_delay.
 };
 
 /// Per-loop client state; touched only by the loop's thread.
