@@ -118,16 +118,17 @@ if not err:
     err = "- | - | - | -"
 m = own.get("metrics", {})
 lag = own.get("client", {}).get("loop_lag_p99_ms", "-")
+delay = own.get("client", {}).get("read_delay_p99_ms", "-")
 print(f"| {name} | {r['completed']}/{r['num_prompts'] if 'num_prompts' in r else '-'} | "
       f"{r['output_throughput']:.0f} | {r['median_ttft_ms']:.2f} | {r['median_tpot_ms']:.2f} | "
-      f"{r['median_itl_ms']:.2f} | {r['median_e2el_ms']:.2f} | {err} | {lag} | {verdict} {reasons} |")
+      f"{r['median_itl_ms']:.2f} | {r['median_e2el_ms']:.2f} | {err} | {lag} | {delay} | {verdict} {reasons} |")
 PY
 }
 
 header() {
   echo
-  echo "| run | completed | output tok/s | TTFT med ms | TPOT med ms | ITL med ms | E2EL med ms | arrival err p50/p99 µs | TTFT err p50/p99 µs | ITL err p50/p99 µs | streams with tokens | loop lag p99 ms | verdict |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| run | completed | output tok/s | TTFT med ms | TPOT med ms | ITL med ms | E2EL med ms | arrival err p50/p99 µs | TTFT err p50/p99 µs | ITL err p50/p99 µs | streams with tokens | loop lag p99 ms | read delay p99 ms | verdict |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 }
 
 parts=("$@")
