@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -62,10 +63,10 @@ bool IsBool(std::string_view s, bool& value) {
   static constexpr std::string_view kTrue[] = {"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
   static constexpr std::string_view kFalse[] = {"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
   for (auto t : kTrue) {
-    if (s == t) return value = true, true;
+    if (s.size() == t.size() && s[0] == t[0] && s == t) return value = true, true;
   }
   for (auto f : kFalse) {
-    if (s == f) return value = false, true;
+    if (s.size() == f.size() && s[0] == f[0] && s == f) return value = false, true;
   }
   return false;
 }
@@ -256,18 +257,75 @@ void ResolveFloat(YamlNode& node) {
   }
 }
 
-void ResolvePlain(YamlNode& node) {
+// True for a character that can start a YAML 1.1 float, int or timestamp.
+bool StartsNumber(char c) {
+  return IsDigit(c) || c == '+' || c == '-' || c == '.';
+}
+
+// True for a character that can start a null ("~", "null") or a bool ("yes", "On", "false"…).
+bool StartsNullOrBool(char c) {
+  switch (c) {
+    case '~':
+    case 'n':
+    case 'N':
+    case 'y':
+    case 'Y':
+    case 't':
+    case 'T':
+    case 'o':
+    case 'O':
+    case 'f':
+    case 'F':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Resolves the commonest integer spelling, `[-+]?[1-9][0-9]*` (no underscores, base prefix or
+// colons), to what MatchesInt and ResolveInt would make of it, without their copies. False, and
+// `node` untouched, for any other text.
+bool ResolvePlainDecimal(YamlNode& node) {
+  std::string_view digits = node.text;
+  const bool negative = digits[0] == '-';
+  if (negative || digits[0] == '+') digits.remove_prefix(1);
+  if (digits.empty() || digits[0] == '0') return false;
+  for (char c : digits) {
+    if (!IsDigit(c)) return false;
+  }
+  node.kind = YamlKind::kInt;
+  ParseIntDigits(digits, 10, negative, node);
+  return true;
+}
+
+// Resolves a plain scalar whose first character can start a number: PyYAML tries float, then
+// int, then timestamp.
+void ResolveNumberLike(YamlNode& node) {
   const std::string_view s = node.text;
-  if (IsNull(s)) {
-    node.kind = YamlKind::kNull;
-  } else if (IsBool(s, node.bool_value)) {
-    node.kind = YamlKind::kBool;
-  } else if (MatchesFloat(s)) {
+  if (ResolvePlainDecimal(node)) return;
+  if (MatchesFloat(s)) {
     ResolveFloat(node);
   } else if (MatchesInt(s)) {
     ResolveInt(node);
   } else if (MatchesTimestamp(s)) {
     node.kind = YamlKind::kTimestamp;
+  } else {
+    node.kind = YamlKind::kString;
+  }
+}
+
+// The first character decides which of PyYAML's resolvers can match, so most scalars (keys,
+// names) are told to be strings without running any of them.
+void ResolvePlain(YamlNode& node) {
+  const std::string_view s = node.text;
+  if (s.empty()) {
+    node.kind = YamlKind::kNull;
+  } else if (StartsNumber(s[0])) {
+    ResolveNumberLike(node);
+  } else if (StartsNullOrBool(s[0]) && IsNull(s)) {
+    node.kind = YamlKind::kNull;
+  } else if (StartsNullOrBool(s[0]) && IsBool(s, node.bool_value)) {
+    node.kind = YamlKind::kBool;
   } else {
     node.kind = YamlKind::kString;
   }
@@ -284,7 +342,7 @@ struct ParserHandle {
 };
 
 struct EventHandle {
-  yaml_event_t event{};
+  yaml_event_t event;  // yaml_parser_parse fills it (zeroing it per event would cost a memset)
   bool owned = false;
   ~EventHandle() {
     if (owned) yaml_event_delete(&event);
@@ -298,6 +356,67 @@ std::size_t CountNodes(const YamlNode& node) {
   return n;
 }
 
+// Mapping keys are duplicates when both their resolved kind and their text are equal.
+bool SameKey(const YamlNode& a, const YamlNode& b) {
+  return a.kind == b.kind && a.text == b.text;
+}
+
+// Finds an earlier key equal to the newest key of a mapping: a linear scan while the mapping is
+// small, an open-addressing table of entry positions once it is large (a catalog's top level
+// holds hundreds of keys, which a scan per key would make quadratic).
+class KeyIndex {
+ public:
+  void Clear() { slots_.clear(); }
+
+  /// The earlier entry whose key equals `entries.back().first`, or nullptr; when there is none the
+  /// newest entry is recorded for later lookups.
+  const YamlEntry* FindEarlier(const std::vector<YamlEntry>& entries) {
+    const std::size_t newest = entries.size() - 1;
+    const YamlNode& key = entries[newest].first;
+    if (slots_.empty() && newest < kLinearLimit) {
+      for (std::size_t i = 0; i < newest; ++i) {
+        if (SameKey(entries[i].first, key)) return &entries[i];
+      }
+      return nullptr;
+    }
+    if (2 * (newest + 1) > slots_.size()) Rebuild(entries, newest);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t slot = Hash(key) & mask;; slot = (slot + 1) & mask) {
+      if (slots_[slot] == 0) {
+        slots_[slot] = newest + 1;
+        return nullptr;
+      }
+      const YamlEntry& earlier = entries[slots_[slot] - 1];
+      if (SameKey(earlier.first, key)) return &earlier;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kLinearLimit = 16;
+
+  static std::size_t Hash(const YamlNode& key) { return std::hash<std::string_view>{}(key.text); }
+
+  // Indexes entries [0, count), whose keys are distinct, in a table at most a quarter full.
+  void Rebuild(const std::vector<YamlEntry>& entries, std::size_t count) {
+    std::size_t size = 64;
+    while (size < 4 * count) size *= 2;
+    slots_.assign(size, 0);
+    const std::size_t mask = size - 1;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::size_t slot = Hash(entries[i].first) & mask;
+      while (slots_[slot] != 0) slot = (slot + 1) & mask;
+      slots_[slot] = i + 1;
+    }
+  }
+
+  std::vector<std::size_t> slots_;  // entry position + 1; 0 marks a free slot
+};
+
+// Builds the tree in place: every node is written straight into the slot it ends up in (the
+// root, a sequence's next item, a mapping's next key or value), and a collection's children go
+// straight into its own vector, so nodes are only moved when such a vector grows. Each depth
+// reserves as many children as the last collection of that depth had; configs repeat their
+// shapes, so most collections allocate once.
 class TreeBuilder {
  public:
   TreeBuilder(std::string name, const YamlLimits& limits) : name_(std::move(name)), limits_(limits) {}
@@ -311,7 +430,6 @@ class TreeBuilder {
     yaml_parser_set_input_string(&handle.parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
     yaml_parser_set_encoding(&handle.parser, YAML_UTF8_ENCODING);
     int documents = 0;
-    YamlNode root;
     for (;;) {
       EventHandle ev;
       if (yaml_parser_parse(&handle.parser, &ev.event) == 0) {
@@ -330,17 +448,18 @@ class TreeBuilder {
         case YAML_NO_EVENT:
           break;
         case YAML_STREAM_END_EVENT:
-          return root;
+          return std::move(root_);
         case YAML_DOCUMENT_START_EVENT:
           if (++documents > 1) Fail(line, column, "expected a single YAML document, found another one here");
           break;
         case YAML_DOCUMENT_END_EVENT:
           break;
         case YAML_SCALAR_EVENT: {
-          YamlNode node;
+          YamlNode& node = Slot();
           node.line = line;
           node.column = column;
-          node.text.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+          // The slot is a fresh node: append is assign without assign's aliasing checks.
+          node.text.append(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
           const char* tag = reinterpret_cast<const char*>(e.data.scalar.tag);
           if (tag != nullptr) {
             ApplyTag(node, tag);
@@ -351,8 +470,7 @@ class TreeBuilder {
           }
           Anchor(e.data.scalar.anchor, node);
           CountNew(1, line, column);
-          Push(std::move(node));
-          if (stack_.empty()) root = std::move(finished_);
+          Commit(node);
           break;
         }
         case YAML_SEQUENCE_START_EVENT:
@@ -363,53 +481,29 @@ class TreeBuilder {
           if (tag != nullptr && std::string_view(tag) != (mapping ? YAML_MAP_TAG : YAML_SEQ_TAG)) {
             Fail(line, column, std::string("unsupported tag '") + tag + "'");
           }
-          if (static_cast<int>(stack_.size()) >= limits_.max_depth) {
+          if (static_cast<int>(depth_) >= limits_.max_depth) {
             Fail(line, column, "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
           }
-          Frame frame;
-          frame.node.kind = mapping ? YamlKind::kMapping : YamlKind::kSequence;
-          frame.node.line = line;
-          frame.node.column = column;
           const auto* anchor = mapping ? e.data.mapping_start.anchor : e.data.sequence_start.anchor;
-          if (anchor != nullptr) frame.anchor = reinterpret_cast<const char*>(anchor);
-          stack_.push_back(std::move(frame));
-          if (scratch_items_.size() < stack_.size()) {
-            scratch_items_.resize(stack_.size());
-            scratch_entries_.resize(stack_.size());
-          }
+          Open(mapping ? YamlKind::kMapping : YamlKind::kSequence, line, column, anchor);
           CountNew(1, line, column);
           break;
         }
         case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT: {
-          // Children were gathered in this depth's scratch vector; moving them into an exactly
-          // sized vector costs one allocation per collection instead of one per doubling.
-          const std::size_t depth = stack_.size() - 1;
-          Frame frame = std::move(stack_.back());
-          stack_.pop_back();
-          auto& items = scratch_items_[depth];
-          auto& entries = scratch_entries_[depth];
-          frame.node.items.assign(std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
-          frame.node.entries.assign(std::make_move_iterator(entries.begin()), std::make_move_iterator(entries.end()));
-          items.clear();
-          entries.clear();
-          if (frame.node.kind == YamlKind::kMapping) ApplyMerges(frame);
-          if (!frame.anchor.empty()) anchors_[frame.anchor] = frame.node;
-          Push(std::move(frame.node));
-          if (stack_.empty()) root = std::move(finished_);
+        case YAML_MAPPING_END_EVENT:
+          Close();
           break;
-        }
         case YAML_ALIAS_EVENT: {
           const std::string name = reinterpret_cast<const char*>(e.data.alias.anchor);
           auto it = anchors_.find(name);
           if (it == anchors_.end()) Fail(line, column, "alias '*" + name + "' refers to no anchor before it");
           const std::size_t size = CountNodes(it->second);
           CountNew(size, line, column);
-          YamlNode copy = it->second;
-          copy.line = line;
-          copy.column = column;
-          Push(std::move(copy));
-          if (stack_.empty()) root = std::move(finished_);
+          YamlNode& node = Slot();
+          node = it->second;
+          node.line = line;
+          node.column = column;
+          Commit(node);
           break;
         }
       }
@@ -417,12 +511,16 @@ class TreeBuilder {
   }
 
  private:
+  // A collection being read; frames are reused per depth. Its node stays put while it is open:
+  // only the node's own vectors grow until it is finished.
   struct Frame {
-    YamlNode node;
+    YamlNode* node = nullptr;
     std::string anchor;
-    bool have_key = false;
-    YamlNode key;
+    bool have_key = false;          // the node's last entry holds a key still waiting for its value
     std::vector<YamlEntry> merged;  // entries brought in by `<<`
+    KeyIndex keys;                  // finds duplicate keys among the node's entries
+    std::size_t items_hint = 0;     // children of the last sequence finished at this depth
+    std::size_t entries_hint = 0;   // entries of the last mapping finished at this depth
   };
 
   void CountNew(std::size_t n, int line, int column) {
@@ -454,36 +552,77 @@ class TreeBuilder {
     }
   }
 
-  // Places a finished node into its parent (or makes it the finished root).
-  void Push(YamlNode node) {
-    if (stack_.empty()) {
-      finished_ = std::move(node);
-      return;
+  void Open(YamlKind kind, int line, int column, const yaml_char_t* anchor) {
+    YamlNode& node = Slot();
+    node.kind = kind;
+    node.line = line;
+    node.column = column;
+    if (depth_ == stack_.size()) stack_.emplace_back();
+    Frame& frame = stack_[depth_++];
+    frame.node = &node;
+    frame.have_key = false;
+    if (anchor != nullptr) {
+      frame.anchor = reinterpret_cast<const char*>(anchor);
+    } else {
+      frame.anchor.clear();
     }
-    Frame& parent = stack_.back();
-    if (parent.node.kind == YamlKind::kSequence) {
-      scratch_items_[stack_.size() - 1].push_back(std::move(node));
-      return;
+    frame.keys.Clear();
+    if (kind == YamlKind::kMapping) {
+      node.entries.reserve(frame.entries_hint);
+    } else {
+      node.items.reserve(frame.items_hint);
     }
+  }
+
+  // Finishes the innermost collection.
+  void Close() {
+    Frame& frame = stack_[--depth_];
+    YamlNode& node = *frame.node;
+    if (node.kind == YamlKind::kMapping) {
+      frame.entries_hint = node.entries.size();
+      ApplyMerges(frame.merged, node.entries);
+    } else {
+      frame.items_hint = node.items.size();
+    }
+    if (!frame.anchor.empty()) anchors_[frame.anchor] = node;
+    Commit(node);
+  }
+
+  // The place the next node goes: the root, the innermost sequence's next item, or the innermost
+  // mapping's next key (a new entry) or the value of its last entry.
+  YamlNode& Slot() {
+    if (depth_ == 0) return root_;
+    const Frame& parent = stack_[depth_ - 1];
+    YamlNode& collection = *parent.node;
+    if (collection.kind == YamlKind::kSequence) return collection.items.emplace_back();
+    if (!parent.have_key) return collection.entries.emplace_back().first;
+    return collection.entries.back().second;
+  }
+
+  // Checks a finished node written to Slot() against its parent: keys must be scalars, `<<`
+  // values merge, and a finished entry's key must not repeat an earlier one.
+  void Commit(const YamlNode& node) {
+    if (depth_ == 0) return;
+    Frame& parent = stack_[depth_ - 1];
+    std::vector<YamlEntry>& entries = parent.node->entries;
+    if (parent.node->kind == YamlKind::kSequence) return;
     if (!parent.have_key) {
       if (!node.IsScalar()) Fail(node.line, node.column, "mapping keys must be scalars");
-      parent.key = std::move(node);
       parent.have_key = true;
       return;
     }
     parent.have_key = false;
-    if (parent.key.kind == YamlKind::kString && parent.key.text == "<<") {
+    const YamlNode& key = entries.back().first;
+    if (key.kind == YamlKind::kString && key.text == "<<") {
       AddMerge(parent, node);
+      entries.pop_back();
       return;
     }
-    auto& siblings = scratch_entries_[stack_.size() - 1];
-    for (const auto& [k, v] : siblings) {
-      if (k.kind == parent.key.kind && k.text == parent.key.text) {
-        Fail(parent.key.line, parent.key.column,
-             "duplicate key '" + k.text + "' (first defined at line " + std::to_string(k.line) + ")");
-      }
+    if (const YamlEntry* earlier = parent.keys.FindEarlier(entries)) {
+      Fail(key.line, key.column,
+           "duplicate key '" + earlier->first.text + "' (first defined at line " + std::to_string(earlier->first.line) +
+               ")");
     }
-    siblings.push_back(YamlEntry{std::move(parent.key), std::move(node)});
   }
 
   void AddMerge(Frame& frame, const YamlNode& value) {
@@ -500,30 +639,30 @@ class TreeBuilder {
   }
 
   // Merged entries come first and explicit keys override them in place (PyYAML's key order).
-  static void ApplyMerges(Frame& frame) {
-    if (frame.merged.empty()) return;
+  static void ApplyMerges(std::vector<YamlEntry>& merged, std::vector<YamlEntry>& entries) {
+    if (merged.empty()) return;
     std::vector<YamlEntry> out;
     auto put = [&out](YamlEntry entry) {
       for (auto& existing : out) {
-        if (existing.first.kind == entry.first.kind && existing.first.text == entry.first.text) {
+        if (SameKey(existing.first, entry.first)) {
           existing.second = std::move(entry.second);
           return;
         }
       }
       out.push_back(std::move(entry));
     };
-    for (auto& entry : frame.merged) put(std::move(entry));
-    for (auto& entry : frame.node.entries) put(std::move(entry));
-    frame.node.entries = std::move(out);
+    for (auto& entry : merged) put(std::move(entry));
+    for (auto& entry : entries) put(std::move(entry));
+    entries = std::move(out);
+    merged.clear();
   }
 
   std::string name_;
   YamlLimits limits_;
-  std::vector<Frame> stack_;
-  std::vector<std::vector<YamlNode>> scratch_items_;     // children being gathered, per depth
-  std::vector<std::vector<YamlEntry>> scratch_entries_;  // key/value pairs being gathered, per depth
+  std::vector<Frame> stack_;  // frames [0, depth_) are open; deeper ones wait to be reused
+  std::size_t depth_ = 0;
   std::map<std::string, YamlNode> anchors_;
-  YamlNode finished_;
+  YamlNode root_;
   std::size_t nodes_ = 0;
 };
 

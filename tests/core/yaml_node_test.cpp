@@ -92,6 +92,25 @@ TEST(YamlNode, RejectsBadInputWithALocation) {
   EXPECT_NE(ErrorOf("a: \xff\xfe\n").find("bad.yaml:"), std::string::npos);
 }
 
+// Large mappings find duplicates through a hash index instead of a scan; the verdicts must match.
+TEST(YamlNode, FindsDuplicateKeysInLargeMappings) {
+  std::string keys;
+  for (int i = 0; i < 40; ++i) keys += "  k" + std::to_string(i) + ": " + std::to_string(i) + "\n";
+  const std::string large = "m:\n" + keys;
+  EXPECT_EQ(ErrorOf(large + "  k3: again\n"), "bad.yaml:42:3: duplicate key 'k3' (first defined at line 5)");
+  EXPECT_EQ(ErrorOf(large + "  k39: again\n"), "bad.yaml:42:3: duplicate key 'k39' (first defined at line 41)");
+  std::string kinds;  // the integer 7 and the string '7' are different keys
+  for (int i = 0; i < 40; ++i) kinds += std::to_string(i) + ": a\n'" + std::to_string(i) + "': b\n";
+  EXPECT_EQ(ParseYaml(kinds, "k.yaml").root.entries.size(), 80u);
+  EXPECT_EQ(ErrorOf(kinds + "7: c\n"), "bad.yaml:81:1: duplicate key '7' (first defined at line 15)");
+  const auto merged = ParseYaml("b: &b {k1: m, z: m}\nuse:\n  <<: *b\n" + keys, "m.yaml");
+  const YamlNode* use = merged.root.Find("use");
+  ASSERT_EQ(use->entries.size(), 41u);
+  EXPECT_EQ(use->entries[0].first.text, "k1");
+  EXPECT_EQ(use->entries[0].second.int_value, 1);
+  EXPECT_EQ(use->entries[1].first.text, "z");
+}
+
 TEST(YamlNode, BoundsNestingAndAliasBombs) {
   EXPECT_NE(ErrorOf(std::string(10000, '[') + std::string(10000, ']')).find("nesting deeper"), std::string::npos);
   std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
