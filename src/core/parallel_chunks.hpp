@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <exception>
 #include <future>
 #include <thread>
@@ -10,10 +11,24 @@
 
 namespace infermark {
 
-/// How many chunks to cut `n` items into: one per hardware thread (at most `max_chunks`), and
-/// none smaller than `min_chunk` items, so small inputs stay on the calling thread.
+/// Threads a command may use: $INFERMARK_THREADS when it is a positive number, else the
+/// hardware's.
+inline std::size_t ThreadBudget() {
+  static const std::size_t budget = [] {
+    if (const char* env = std::getenv("INFERMARK_THREADS"); env != nullptr) {
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(env, &end, 10);
+      if (end != env && *end == '\0' && n > 0) return static_cast<std::size_t>(n);
+    }
+    return std::max<std::size_t>(std::thread::hardware_concurrency(), 1);
+  }();
+  return budget;
+}
+
+/// How many chunks to cut `n` items into: one per thread of the budget (at most `max_chunks`),
+/// and none smaller than `min_chunk` items, so small inputs stay on the calling thread.
 inline std::size_t ChunkCount(std::size_t n, std::size_t min_chunk, std::size_t max_chunks = 16) {
-  const std::size_t cpus = std::max<std::size_t>(std::thread::hardware_concurrency(), 1);
+  const std::size_t cpus = ThreadBudget();
   const std::size_t by_size = std::max<std::size_t>(n / std::max<std::size_t>(min_chunk, 1), 1);
   return std::min({cpus, by_size, std::max<std::size_t>(max_chunks, 1)});
 }
