@@ -60,6 +60,13 @@ std::vector<std::size_t> Cuts(std::string_view text, std::size_t ranges) {
   return cuts;
 }
 
+// Whether a range's root is a block mapping with its keys at column 0: an indented mapping, or a
+// flow one, may not be followed by more keys at column 0 in the whole text.
+bool IsColumnZeroBlockMapping(const YamlNode& root) {
+  return root.kind == YamlKind::kMapping && root.column == 1 && !root.entries.empty() &&
+         root.entries.front().first.line == root.line && root.entries.front().first.column == 1;
+}
+
 // Adds `lines` to every mark under `node` and returns how many nodes it holds.
 std::size_t Renumber(YamlNode& node, int lines) {
   node.line += lines;
@@ -85,7 +92,7 @@ std::optional<YamlNode> ParseRanges(std::string_view text, const std::string& na
       Range range;
       try {
         YamlDocument doc = ParseYaml(text.substr(from, to - from), name, limits);
-        if (doc.root.kind == YamlKind::kMapping) {
+        if (IsColumnZeroBlockMapping(doc.root)) {
           const auto lines =
               static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(from), '\n'));
           range.nodes = Renumber(doc.root, lines);

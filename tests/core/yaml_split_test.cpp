@@ -72,6 +72,10 @@ TEST(YamlSplit, WhatACutCouldChangeGoesThroughTheWholeParse) {
       "a: 1\r" + body,
       // a root that is a list
       "- 1\n" + body,
+      // an indented mapping, then keys at column 0 (found by the fuzzer)
+      "# comment\n  a: 1\n  b: 2\n" + body,
+      // a flow mapping, then keys at column 0
+      "{a: 1}\n" + body,
   };
   for (const auto& text : cases) {
     for (std::size_t ranges : {2u, 3u, 5u}) EXPECT_FALSE(ExpectSameAsWhole(text, ranges)) << text;
