@@ -105,30 +105,26 @@ std::optional<YamlNode> ParseRanges(std::string_view text, const std::string& na
     }
     return out;
   });
+  std::vector<YamlNode*> roots;
   std::size_t nodes = 1;
   std::size_t entries = 0;
-  for (const auto& part : ranges) {
-    for (const Range& r : part) {
+  for (auto& part : ranges) {
+    for (Range& r : part) {
       if (!r.root) return std::nullopt;
+      roots.push_back(&*r.root);
       nodes += r.nodes - 1;
       entries += r.root->entries.size();
     }
   }
   if (nodes > limits.max_nodes) return std::nullopt;
-  YamlNode root = std::move(*ranges.front().front().root);
+  YamlNode root = std::move(*roots.front());
   root.entries.reserve(entries);
+  for (std::size_t i = 1; i < roots.size(); ++i) {
+    auto& more = roots[i]->entries;
+    root.entries.insert(root.entries.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
   std::unordered_set<std::string> keys;
   keys.reserve(entries);
-  auto first = true;
-  for (auto& part : ranges) {
-    for (Range& r : part) {
-      if (!first) {
-        root.entries.insert(root.entries.end(), std::make_move_iterator(r.root->entries.begin()),
-                            std::make_move_iterator(r.root->entries.end()));
-      }
-      first = false;
-    }
-  }
   for (const auto& [key, value] : root.entries) {
     // A key repeated across ranges: the whole parse names both places.
     if (!keys.insert(std::to_string(static_cast<int>(key.kind)) + ':' + key.text).second) return std::nullopt;
