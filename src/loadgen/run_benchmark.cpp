@@ -127,6 +127,9 @@ class Dispatcher {
       records_[i].expected_output_tokens = prompts_[order_[i]].output_len;
       text_bytes += prompts_[order_[i]].text.size() + prompts_[order_[i]].messages_json.size();
     }
+    if (const char* key = std::getenv("OPENAI_API_KEY"); key != nullptr && *key != '\0') {
+      authorization_ = std::string("Bearer ") + key;
+    }
     // Bodies are built before the clock starts, so the send path only writes bytes: a closed loop
     // whose requests all finish together refills every slot at once, and each JSON body built
     // there would delay the ones after it. Past kMaxPrebuiltBytes they are built when sent.
@@ -222,9 +225,7 @@ class Dispatcher {
     http::ClientRequest request;
     request.target = target_;
     request.body = bodies_.empty() ? BuildRequestBody(api_, body_, prompts_[order_[i]]) : std::move(bodies_[i]);
-    if (const char* key = std::getenv("OPENAI_API_KEY"); key != nullptr && *key != '\0') {
-      request.headers.push_back(http::Header{"Authorization", std::string("Bearer ") + key});
-    }
+    if (!authorization_.empty()) request.headers.push_back(http::Header{"Authorization", authorization_});
     recorders_[i] = std::make_unique<StreamRecorder>(api_, records_[i], keep_text_);
     http::StreamCallbacks callbacks;
     StreamRecorder* recorder = recorders_[i].get();
@@ -234,13 +235,9 @@ class Dispatcher {
     client_.Send(std::move(request), std::move(callbacks), loop);
   }
 
-  // On the request's loop: close its record and hand its slot to the next request.
+  // On the request's loop: hand the slot to the next request, then close this one's record (the
+  // next request is due the moment this one ended, so it goes out first).
   void Complete(std::size_t i, const http::ClientResult& result) {
-    recorders_[i]->Finish(result);
-    recorders_[i].reset();
-    const RequestRecord& r = records_[i];
-    if (!r.success) failed_.fetch_add(1);
-    if (r.server_output_tokens) output_tokens_.fetch_add(*r.server_output_tokens);
     std::optional<std::size_t> next;
     {
       std::lock_guard lock(mu_);
@@ -260,8 +257,13 @@ class Dispatcher {
         }
       }
     }
-    finished_.fetch_add(1);
     if (next) Send(*next, client_.loops().CurrentLoop());
+    recorders_[i]->Finish(result);
+    recorders_[i].reset();
+    const RequestRecord& r = records_[i];
+    if (!r.success) failed_.fetch_add(1);
+    if (r.server_output_tokens) output_tokens_.fetch_add(*r.server_output_tokens);
+    finished_.fetch_add(1);
   }
 
   http::Client& client_;
@@ -272,6 +274,7 @@ class Dispatcher {
   std::vector<std::size_t> order_;
   std::optional<int> concurrency_;
   bool keep_text_;
+  std::string authorization_{};  // "Bearer <OPENAI_API_KEY>", read once
   static constexpr std::size_t kMaxPrebuiltBytes = std::size_t{2} << 30;
   std::vector<RequestRecord> records_;
   std::vector<std::unique_ptr<StreamRecorder>> recorders_;
