@@ -5,6 +5,9 @@
 #include <sys/socket.h>
 
 #include <boost/asio/connect.hpp>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -12,7 +15,6 @@
 #include "http/detail/asio.hpp"
 #include "http/detail/client_connection.hpp"
 #include "http/detail/client_shared.hpp"
-#include "http/detail/timestamped_receive.hpp"
 
 namespace infermark::http::detail {
 
@@ -54,14 +56,54 @@ class ClientTransport final : public ClientConnection {
   void StartRead(asio::mutable_buffer buffer) override {
     if constexpr (!kTls) {
       if (KernelTimestamps()) {
-        receive_.Start(Socket(), buffer, shared_from_this(), this, &ClientTransport::Received);
+        Socket().async_wait(Tcp::socket::wait_read,
+                            [self = Self(), buffer](const ErrorCode& ec) { self->ReadWithTimestamp(ec, buffer); });
         return;
       }
     }
     stream_.async_read_some(buffer, [self = Self()](const ErrorCode& ec, std::size_t n) { self->OnRead(ec, n); });
   }
-  static void Received(void* self, const ErrorCode& ec, std::size_t bytes, std::int64_t arrival_ns) {
-    static_cast<ClientTransport*>(self)->OnRead(ec, bytes, arrival_ns);
+
+  // Reads what the socket holds with recvmsg, to get the kernel's receive timestamp of the last
+  // bytes read (SCM_TIMESTAMPNS, on CLOCK_REALTIME), moved onto the monotonic clock.
+  void ReadWithTimestamp(const ErrorCode& wait_ec, asio::mutable_buffer buffer) {
+    if (wait_ec) {
+      OnRead(wait_ec, 0);
+      return;
+    }
+    iovec io{buffer.data(), buffer.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr message{};
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(Socket().native_handle(), &message, MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        StartRead(buffer);  // a spurious wake-up
+      } else {
+        OnRead(ErrorCode(errno, boost::system::system_category()), 0);
+      }
+      return;
+    }
+    if (n == 0) {
+      OnRead(asio::error::eof, 0);
+      return;
+    }
+    std::int64_t arrival_ns = 0;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+      timespec kernel{};
+      std::memcpy(&kernel, CMSG_DATA(c), sizeof kernel);
+      timespec real{}, mono{};
+      ::clock_gettime(CLOCK_REALTIME, &real);
+      ::clock_gettime(CLOCK_MONOTONIC, &mono);
+      const std::int64_t real_ns = real.tv_sec * 1'000'000'000LL + real.tv_nsec;
+      const std::int64_t mono_ns = mono.tv_sec * 1'000'000'000LL + mono.tv_nsec;
+      arrival_ns = kernel.tv_sec * 1'000'000'000LL + kernel.tv_nsec - real_ns + mono_ns;
+    }
+    OnRead({}, static_cast<std::size_t>(n), arrival_ns);
   }
   void StartWrite(const std::array<asio::const_buffer, 2>& buffers) override {
     asio::async_write(stream_, buffers, [self = Self()](const ErrorCode& ec, std::size_t n) { self->OnWrite(ec, n); });
@@ -72,7 +114,6 @@ class ClientTransport final : public ClientConnection {
   }
 
   Stream stream_;
-  TimestampedReceive receive_;  // plain TCP with kernel timestamps: reads with their arrival time
 };
 
 }  // namespace infermark::http::detail
