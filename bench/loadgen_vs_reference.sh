@@ -19,6 +19,8 @@
 # Llama 3), INFERENCEX_DIR, OUT_DIR, ENGINE_CPU (2), CLIENT_CPU (4), PYTHON (python3), and the
 # concurrencies: REAL_CONCS ("1 16 64"), WIDE_CONCS ("1024 10000"), SPEED_CONCS ("64 1024 10000"),
 # SPEED_REF_CONCS ("64 1024"); WIDE_PROMPTS_PER_CONC (2: a refill wave after the opening one);
+# RANGE_RATIO (1.0: every request has the same lengths, so a closed loop's requests end in the same
+# engine step and refill at once; InferenceX's recipes run 0.8);
 # REF_FLAGS (extra flags for the reference client, e.g. --save-detailed).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -65,7 +67,7 @@ start_engine() {
 # common_flags ISL OSL CONC PROMPTS WARMUPS
 common_flags() {
   echo --backend vllm --base-url "http://127.0.0.1:$PORT" --model "$MODEL" --tokenizer "$TOK" \
-    --dataset-name random --random-input-len "$1" --random-output-len "$2" --random-range-ratio 1.0 \
+    --dataset-name random --random-input-len "$1" --random-output-len "$2" --random-range-ratio "${RANGE_RATIO:-1.0}" \
     --num-prompts "$4" --max-concurrency "$3" --num-warmups "$5" --ignore-eos --seed 0 \
     --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99 --save-result --result-dir "$OUT"
 }
