@@ -19,6 +19,7 @@
 # Llama 3), INFERENCEX_DIR, OUT_DIR, ENGINE_CPU (2), CLIENT_CPU (4), PYTHON (python3), and the
 # concurrencies: REAL_CONCS ("1 16 64"), WIDE_CONCS ("1024 10000"), SPEED_CONCS ("64 1024 10000"),
 # SPEED_REF_CONCS ("64 1024"); WIDE_PROMPTS_PER_CONC (2: a refill wave after the opening one);
+# CLIENT_THREADS (1: our client's event loops; give CLIENT_CPU as many cores, e.g. "4,5");
 # RANGE_RATIO (1.0: every request has the same lengths, so a closed loop's requests end in the same
 # engine step and refill at once; InferenceX's recipes run 0.8);
 # REF_FLAGS (extra flags for the reference client, e.g. --save-detailed).
@@ -80,7 +81,7 @@ ours() {
   flags="$(common_flags "$@")"
   shift 5
   /usr/bin/time -f "%e s wall, %U s user, %S s sys" taskset -c "$CLIENT_CPU" "$IM" bench serve $flags \
-    --threads 1 --save-detailed --result-filename "$name.json" "$@" >"$OUT/$name.client.log" 2>&1
+    --threads "${CLIENT_THREADS:-1}" --save-detailed --result-filename "$name.json" "$@" >"$OUT/$name.client.log" 2>&1
   echo "exit $?" >>"$OUT/$name.client.log"
 }
 
