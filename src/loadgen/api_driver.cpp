@@ -39,17 +39,28 @@ EventParser& ThreadParser() {
   return p;
 }
 
+// Each object is walked once, its keys compared as they come: one pass instead of a scan per
+// looked-up key. A repeated key counts at its first occurrence, as a lookup would find it.
 void ReadUsage(dom::element value, EventFacts& facts) {
   dom::object usage;
   if (value.get(usage) != simdjson::SUCCESS) return;  // null or absent
   facts.has_usage = true;
-  std::int64_t n = 0;
-  if (usage["prompt_tokens"].get(n) == simdjson::SUCCESS) facts.prompt_tokens = n;
-  if (usage["completion_tokens"].get(n) == simdjson::SUCCESS) facts.completion_tokens = n;
+  bool prompt_seen = false;
+  bool completion_seen = false;
+  for (const dom::key_value_pair field : usage) {
+    std::int64_t n = 0;
+    if (field.key == "prompt_tokens" && !prompt_seen) {
+      prompt_seen = true;
+      if (field.value.get(n) == simdjson::SUCCESS) facts.prompt_tokens = n;
+    } else if (field.key == "completion_tokens" && !completion_seen) {
+      completion_seen = true;
+      if (field.value.get(n) == simdjson::SUCCESS) facts.completion_tokens = n;
+    }
+  }
 }
 
-// Appends a string field's text; null, absent or another type adds nothing.
-void AppendText(simdjson::simdjson_result<dom::element> value, std::string* text, bool& has_text) {
+// Appends a string field's text; null or another type adds nothing.
+void AppendText(dom::element value, std::string* text, bool& has_text) {
   std::string_view s;
   if (value.get(s) != simdjson::SUCCESS || s.empty()) return;
   has_text = true;
@@ -57,16 +68,42 @@ void AppendText(simdjson::simdjson_result<dom::element> value, std::string* text
 }
 
 void ReadChoice(dom::element choice, Api api, std::string* text, bool& has_text) {
+  dom::object object;
+  if (choice.get(object) != simdjson::SUCCESS) return;
   if (api == Api::kCompletions) {
-    AppendText(choice["text"], text, has_text);
+    for (const dom::key_value_pair field : object) {
+      if (field.key == "text") {
+        AppendText(field.value, text, has_text);
+        return;
+      }
+    }
     return;
   }
   dom::object delta;
-  if (choice["delta"].get(delta) != simdjson::SUCCESS) return;
-  AppendText(delta["content"], text, has_text);
-  // Reasoning text starts the first-text clock but is not part of the answer's text.
-  AppendText(delta["reasoning_content"], nullptr, has_text);
-  AppendText(delta["reasoning"], nullptr, has_text);
+  bool has_delta = false;
+  for (const dom::key_value_pair field : object) {
+    if (field.key == "delta") {
+      has_delta = field.value.get(delta) == simdjson::SUCCESS;
+      break;
+    }
+  }
+  if (!has_delta) return;
+  bool content_seen = false;
+  bool reasoning_content_seen = false;
+  bool reasoning_seen = false;
+  for (const dom::key_value_pair field : delta) {
+    if (field.key == "content" && !content_seen) {
+      content_seen = true;
+      AppendText(field.value, text, has_text);
+    } else if (field.key == "reasoning_content" && !reasoning_content_seen) {
+      // Reasoning text starts the first-text clock but is not part of the answer's text.
+      reasoning_content_seen = true;
+      AppendText(field.value, nullptr, has_text);
+    } else if (field.key == "reasoning" && !reasoning_seen) {
+      reasoning_seen = true;
+      AppendText(field.value, nullptr, has_text);
+    }
+  }
 }
 
 bool ParseEvent(std::string_view data, Api api, std::string* text, bool want_id, EventFacts& facts) {
@@ -76,27 +113,39 @@ bool ParseEvent(std::string_view data, Api api, std::string* text, bool want_id,
   std::memcpy(p.buffer.data(), data.data(), data.size());
   dom::object object;
   if (p.parser.parse(p.buffer.data(), data.size(), false).get(object) != simdjson::SUCCESS) return false;
-  if (api == Api::kTrtLlm) {
-    if (object["text_output"].error() == simdjson::SUCCESS) {
-      facts.has_choices = true;
-      AppendText(object["text_output"], text, facts.has_text);
+  const std::string_view choices_key = api == Api::kTrtLlm ? "text_output" : "choices";
+  bool choices_seen = false;
+  bool id_seen = !want_id;
+  bool usage_seen = false;
+  bool error_seen = false;
+  for (const dom::key_value_pair field : object) {
+    if (field.key == choices_key && !choices_seen) {
+      choices_seen = true;
+      if (api == Api::kTrtLlm) {
+        facts.has_choices = true;
+        AppendText(field.value, text, facts.has_text);
+        continue;
+      }
+      dom::array choices;
+      if (field.value.get(choices) == simdjson::SUCCESS) {
+        for (const dom::element first : choices) {
+          facts.has_choices = true;
+          ReadChoice(first, api, text, facts.has_text);
+          break;
+        }
+      }
+    } else if (field.key == "id" && !id_seen) {
+      id_seen = true;
+      std::string_view id;
+      if (field.value.get(id) == simdjson::SUCCESS) facts.id = id;
+    } else if (field.key == "usage" && !usage_seen) {
+      usage_seen = true;
+      ReadUsage(field.value, facts);
+    } else if (field.key == "error" && !error_seen) {
+      error_seen = true;
+      facts.is_error = true;
+      facts.error = simdjson::minify(field.value);
     }
-  } else {
-    dom::array choices;
-    if (object["choices"].get(choices) == simdjson::SUCCESS && choices.size() > 0) {
-      facts.has_choices = true;
-      dom::element first;
-      if (choices.at(0).get(first) == simdjson::SUCCESS) ReadChoice(first, api, text, facts.has_text);
-    }
-  }
-  std::string_view id;
-  if (want_id && object["id"].get(id) == simdjson::SUCCESS) facts.id = id;
-  dom::element usage;
-  if (object["usage"].get(usage) == simdjson::SUCCESS) ReadUsage(usage, facts);
-  dom::element error;
-  if (object["error"].get(error) == simdjson::SUCCESS) {
-    facts.is_error = true;
-    facts.error = simdjson::minify(error);
   }
   return true;
 }

@@ -84,6 +84,31 @@ TEST(ApiDriver, FailureReasons) {
   EXPECT_EQ(r.chunk_ns.size(), 1u);  // what arrived is kept
 }
 
+TEST(ApiDriver, OddShapesReadAsALookupWould) {
+  // A repeated key counts at its first occurrence; choices that are not objects, a chat choice
+  // without a delta and a non-string text carry no text but still count as choice chunks.
+  const auto dup = Feed(Api::kCompletions,
+                        "data: {\"choices\":[{\"text\":\"a\",\"text\":\"b\"}],\"usage\":{\"completion_tokens\":1,"
+                        "\"completion_tokens\":9},\"usage\":{\"completion_tokens\":7}}\n\n");
+  ASSERT_TRUE(dup.success) << dup.error;
+  EXPECT_EQ(dup.generated_text, "a");
+  EXPECT_EQ(dup.server_output_tokens, 1);
+  const auto odd = Feed(Api::kCompletions, "data: {\"choices\":[3]}\n\ndata: {\"choices\":[{\"text\":5}]}\n\n");
+  ASSERT_TRUE(odd.success) << odd.error;
+  EXPECT_EQ(odd.chunk_ns.size(), 2u);
+  EXPECT_EQ(odd.first_text_ns, 0);
+  const auto no_delta = Feed(Api::kChatCompletions,
+                             "data: {\"choices\":[{\"index\":0}]}\n\ndata: {\"choices\":[{\"delta\":null}]}\n\n"
+                             "data: {\"choices\":[{\"delta\":{\"reasoning\":\"r\",\"content\":\"c\"}}]}\n\n");
+  ASSERT_TRUE(no_delta.success) << no_delta.error;
+  EXPECT_EQ(no_delta.chunk_ns.size(), 3u);
+  EXPECT_EQ(no_delta.first_text_ns, no_delta.chunk_ns[2]);
+  EXPECT_EQ(no_delta.generated_text, "c");
+  const auto trt = Feed(Api::kTrtLlm, "data: {\"text_output\":\"x\",\"text_output\":\"y\"}\n\n");
+  ASSERT_TRUE(trt.success) << trt.error;
+  EXPECT_EQ(trt.generated_text, "x");
+}
+
 TEST(ApiDriver, ArrivalTimesNeverGoBackwards) {
   metrics::RequestRecord record;
   StreamRecorder recorder(Api::kCompletions, record, false);
