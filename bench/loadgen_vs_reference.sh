@@ -18,7 +18,7 @@
 # Env: INFERMARK (binary), TOKENIZER_DIR (folder with tokenizer.json and tokenizer_config.json of
 # Llama 3), INFERENCEX_DIR, OUT_DIR, ENGINE_CPU (2), CLIENT_CPU (4), PYTHON (python3), and the
 # concurrencies: REAL_CONCS ("1 16 64"), WIDE_CONCS ("1024 10000"), SPEED_CONCS ("64 1024 10000"),
-# SPEED_REF_CONCS ("64 1024"); WIDE_PROMPTS_PER_CONC (2: a refill wave after the opening one);
+# SPEED_REF_CONCS ("64 1024"), WIDE_REF_CONCS ("1024"); WIDE_PROMPTS_PER_CONC (2: a refill wave after the opening one);
 # CLIENT_THREADS (1: our client's event loops; give CLIENT_CPU as many cores, e.g. "4,5");
 # RANGE_RATIO (1.0: every request has the same lengths, so a closed loop's requests end in the same
 # engine step and refill at once; InferenceX's recipes run 0.8);
@@ -128,6 +128,21 @@ print(f"| {name} | {r['completed']}/{r['num_prompts'] if 'num_prompts' in r else
 PY
 }
 
+# itl_row NAME: pooled ITL percentiles of the client against the engine's (either client)
+itl_row() {
+  local client="$OUT/$1.requests.jsonl"
+  [ -f "$client" ] || client="$OUT/$1.json"
+  [ -f "$client" ] && [ -f "$OUT/$1.emission.jsonl" ] || { echo "| $1 | no result |"; return; }
+  "$PY" "$here/itl_distribution.py" "$client" "$OUT/$1.emission.jsonl" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin); c, e = d["client"], d["engine"]
+if not c or not e:
+    print(f"| {sys.argv[1]} | no ITLs |"); sys.exit()
+cells = " | ".join(f"{c[k]:.2f} / {e[k]:.2f}" for k in ("p1_ms", "p50_ms", "p90_ms", "p99_ms", "p99.9_ms"))
+n = c["count"]
+print(f"| {sys.argv[1]} | {n} | {cells} |")' "$1"
+}
+
 header() {
   echo
   echo "| run | completed | output tok/s | TTFT med ms | TPOT med ms | ITL med ms | E2EL med ms | arrival err p50/p99 µs | TTFT err p50/p99 µs | ITL err p50/p99 µs | streams with tokens | loop lag p99 ms | read delay p99 ms | verdict |"
@@ -163,10 +178,24 @@ for part in "${parts[@]}"; do
           ours "wide-ours-c$conc" 128 64 "$conc" "$prompts" 0 --timeout 600
         names+=("wide-ours-c$conc")
       done
+      if ((have_ref)); then
+        for conc in ${WIDE_REF_CONCS:-1024}; do
+          prompts=$((${WIDE_PROMPTS_PER_CONC:-2} * conc))
+          start_engine "wide-ref-c$conc" 1 --max-num-seqs 10240 --max-num-batched-tokens 16384 &&
+            REF_FLAGS="${REF_FLAGS:-} --save-detailed" theirs "wide-ref-c$conc" 128 64 "$conc" "$prompts" 0
+          names+=("wide-ref-c$conc")
+        done
+      fi
       stop_engine
       echo "## wide: $MODEL h200 TP8 fp8, time scale 1, 128 in / 64 out, max-num-seqs 10240"
       header
       for n in "${names[@]}"; do row "$n"; done
+      echo
+      echo "Pooled ITL, client vs the engine's emission log (bench/itl_distribution.py), ms:"
+      echo
+      echo "| run | ITLs | p1 client / engine | p50 client / engine | p90 client / engine | p99 client / engine | p99.9 client / engine |"
+      echo "|---|---:|---:|---:|---:|---:|---:|"
+      for n in "${names[@]}"; do itl_row "$n"; done
       ;;
     speed)
       names=()
