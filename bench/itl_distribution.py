@@ -13,15 +13,9 @@ Usage: itl_distribution.py CLIENT EMISSION.jsonl   (prints one JSON object; time
 import json
 import sys
 
+from timing_error import engine_sends, percentile
+
 PERCENTILES = (1, 10, 50, 90, 99, 99.9)
-
-
-def percentile(sorted_values, q):
-    """Linear interpolation between closest ranks (numpy's default)."""
-    pos = (len(sorted_values) - 1) * q / 100.0
-    lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 def client_gaps_ms(path):
@@ -39,15 +33,8 @@ def client_gaps_ms(path):
 
 
 def engine_gaps_ms(path):
-    sends = {}
-    with open(path) as f:
-        for line in f:
-            e = json.loads(line)
-            if e["tokens"] > 0:
-                sends.setdefault(e["request"], []).append((e["event"], e["send_ns"]))
     gaps = []
-    for events in sends.values():
-        times = [t for _, t in sorted(events)]
+    for times in engine_sends(path).values():
         gaps += [(b - a) / 1e6 for a, b in zip(times, times[1:])]
     return gaps
 

@@ -24,13 +24,19 @@ def percentile(sorted_values, q):
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
-def main(detailed_path, emission_path):
+def engine_sends(emission_path):
+    """Request id -> send times (ns) of its token-carrying events, in event order."""
     sends = {}
     with open(emission_path) as f:
         for line in f:
             e = json.loads(line)
             if e["tokens"] > 0:
                 sends.setdefault(e["request"], []).append((e["event"], e["send_ns"]))
+    return {request: [t for _, t in sorted(events)] for request, events in sends.items()}
+
+
+def main(detailed_path, emission_path):
+    sends = engine_sends(emission_path)
     arrival, itl, ttft, unmatched, requests, receiving = [], [], [], 0, 0, 0
     with open(detailed_path) as f:
         for line in f:
@@ -39,7 +45,7 @@ def main(detailed_path, emission_path):
             chunks = r["chunk_ns"]
             if chunks:
                 receiving += 1
-            engine = [t for _, t in sorted(sends.get(r["response_id"], []))]
+            engine = sends.get(r["response_id"], [])
             if len(engine) != len(chunks):
                 unmatched += 1
             n = min(len(engine), len(chunks))
