@@ -18,7 +18,7 @@
 # Env: INFERMARK (binary), TOKENIZER_DIR (folder with tokenizer.json and tokenizer_config.json of
 # Llama 3), INFERENCEX_DIR, OUT_DIR, ENGINE_CPU (2), CLIENT_CPU (4), PYTHON (python3), and the
 # concurrencies: REAL_CONCS ("1 16 64"), WIDE_CONCS ("1024 10000"), SPEED_CONCS ("64 1024 10000"),
-# SPEED_REF_CONCS ("64 1024"), WIDE_REF_CONCS ("1024"); WIDE_PROMPTS_PER_CONC (2: a refill wave after the opening one);
+# SPEED_REF_CONCS ("64 1024"), WIDE_REF_CONCS ("1024"), each set empty to skip it; WIDE_PROMPTS_PER_CONC (2: a refill wave after the opening one);
 # CLIENT_THREADS (1: our client's event loops; give CLIENT_CPU as many cores, e.g. "4,5");
 # RANGE_RATIO (1.0: every request has the same lengths, so a closed loop's requests end in the same
 # engine step and refill at once; InferenceX's recipes run 0.8);
@@ -157,7 +157,7 @@ for part in "${parts[@]}"; do
   case "$part" in
     real)
       names=()
-      for conc in ${REAL_CONCS:-1 16 64}; do
+      for conc in ${REAL_CONCS-1 16 64}; do
         start_engine "real-ours-c$conc" 1 && ours "real-ours-c$conc" 1024 128 "$conc" $((10 * conc)) $((2 * conc))
         names+=("real-ours-c$conc")
         if ((have_ref)); then
@@ -172,14 +172,14 @@ for part in "${parts[@]}"; do
       ;;
     wide)
       names=()
-      for conc in ${WIDE_CONCS:-1024 10000}; do
+      for conc in ${WIDE_CONCS-1024 10000}; do
         prompts=$((${WIDE_PROMPTS_PER_CONC:-2} * conc))
         start_engine "wide-ours-c$conc" 1 --max-num-seqs 10240 --max-num-batched-tokens 16384 &&
           ours "wide-ours-c$conc" 128 64 "$conc" "$prompts" 0 --timeout 600
         names+=("wide-ours-c$conc")
       done
       if ((have_ref)); then
-        for conc in ${WIDE_REF_CONCS:-1024}; do
+        for conc in ${WIDE_REF_CONCS-1024}; do
           prompts=$((${WIDE_PROMPTS_PER_CONC:-2} * conc))
           start_engine "wide-ref-c$conc" 1 --max-num-seqs 10240 --max-num-batched-tokens 16384 &&
             REF_FLAGS="${REF_FLAGS:-} --save-detailed" theirs "wide-ref-c$conc" 128 64 "$conc" "$prompts" 0
@@ -199,14 +199,14 @@ for part in "${parts[@]}"; do
       ;;
     speed)
       names=()
-      for conc in ${SPEED_CONCS:-64 1024 10000}; do
+      for conc in ${SPEED_CONCS-64 1024 10000}; do
         # about 1.3-2.6 M tokens per run
         if ((conc < 1024)); then prompts=$((10 * conc)) osl=2048; elif ((conc < 10000)); then prompts=$((2 * conc)) osl=1024; else prompts=$conc osl=256; fi
         start_engine "speed-ours-c$conc" 0 --max-num-seqs 10240 && ours "speed-ours-c$conc" 128 "$osl" "$conc" "$prompts" 0 --timeout 600
         names+=("speed-ours-c$conc")
       done
       if ((have_ref)); then
-        for conc in ${SPEED_REF_CONCS:-64 1024}; do
+        for conc in ${SPEED_REF_CONCS-64 1024}; do
           # about 130 k tokens per run: the reference streams far fewer tokens per second
           if ((conc < 1024)); then prompts=$((2 * conc)) osl=1024; else prompts=$conc osl=128; fi
           start_engine "speed-ref-c$conc" 0 --max-num-seqs 10240 && theirs "speed-ref-c$conc" 128 "$osl" "$conc" "$prompts" 0
