@@ -179,6 +179,14 @@ int RunBench(BenchFlags& f) {
     std::fprintf(stderr, "infermark bench: %zu prompts do not re-encode to their drawn length\n",
                  result.dataset_length_mismatches);
   }
+  const auto steps = result.result["infermark"]["client"].value("realtime_clock_steps", std::uint64_t{0});
+  if (steps > 0) {
+    std::fprintf(stderr,
+                 "infermark bench: the real-time clock stepped %llu times during the run (largest %.3f ms); bytes "
+                 "read across a step carry kernel timestamps off by that much\n",
+                 static_cast<unsigned long long>(steps),
+                 result.result["infermark"]["client"].value("realtime_clock_step_max_ms", 0.0));
+  }
   if (!result.verdict.valid) {
     std::fprintf(stderr, "infermark bench: INVALID run\n");
     return kExitRunFailed;

@@ -1,5 +1,6 @@
 #include "http/client.hpp"
 
+#include <algorithm>
 #include <future>
 
 #include "http/detail/asio.hpp"
@@ -187,6 +188,9 @@ ClientStats Client::Stats() const {
     stats.bytes_read += c.bytes_read.load(std::memory_order_relaxed);
     for (std::size_t b = 0; b < kDelayBuckets; ++b)
       stats.read_delay[b] += c.read_delay[b].load(std::memory_order_relaxed);
+    stats.realtime_clock_steps += c.clock_steps.load(std::memory_order_relaxed);
+    stats.largest_realtime_clock_step_ns =
+        std::max(stats.largest_realtime_clock_step_ns, c.largest_clock_step_ns.load(std::memory_order_relaxed));
   }
   return stats;
 }

@@ -54,6 +54,10 @@ struct ClientStats {
   /// kernel's receive timestamp (reads with kernel timestamps only). The timestamps do not suffer
   /// from it, but whatever the loop does next for those bytes (a closed loop's next request) does.
   DelayCounts read_delay{};
+  /// Steps of the real-time clock seen while converting kernel timestamps (see RealtimeBridge):
+  /// bytes that arrived before a step and were read after it are off by the step.
+  std::uint64_t realtime_clock_steps = 0;
+  std::uint64_t largest_realtime_clock_step_ns = 0;  ///< The largest of them, over all loops.
 };
 
 /// A whole response, for Fetch().

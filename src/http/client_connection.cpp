@@ -214,6 +214,18 @@ bool ClientConnection::KernelTimestamps() const {
   return shared_.options.kernel_timestamps;
 }
 
+std::int64_t ClientConnection::KernelTimeToMonotonic(std::int64_t realtime_ns) {
+  RealtimeBridge& bridge = loop_.clock;
+  const std::uint64_t steps = bridge.steps();
+  const std::int64_t mono = bridge.ToMonotonic(realtime_ns);
+  if (bridge.steps() != steps) {
+    Bump(loop_.counters.clock_steps, bridge.steps() - steps);
+    loop_.counters.largest_clock_step_ns.store(static_cast<std::uint64_t>(bridge.largest_step_ns()),
+                                               std::memory_order_relaxed);
+  }
+  return mono;
+}
+
 void ClientConnection::OnRead(const ErrorCode& ec, std::size_t bytes, std::int64_t arrival_ns) {
   // The arrival time of these bytes: the kernel's, else now, before any parsing.
   const std::int64_t now = MonotonicNs();

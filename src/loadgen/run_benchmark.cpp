@@ -589,7 +589,9 @@ BenchResult RunBenchmark(const BenchConfig& c) {
                    {"loop_lag_samples", self.loop_lag_samples},
                    {"read_delay_p50_ms", DelayMs(stats.read_delay, 50.0)},
                    {"read_delay_p99_ms", DelayMs(stats.read_delay, 99.0)},
-                   {"read_delay_max_ms", DelayMs(stats.read_delay, 100.0)}};
+                   {"read_delay_max_ms", DelayMs(stats.read_delay, 100.0)},
+                   {"realtime_clock_steps", stats.realtime_clock_steps},
+                   {"realtime_clock_step_max_ms", double(stats.largest_realtime_clock_step_ns) / 1e6}};
   own["limits"] = {{"max_failure_fraction", c.limits.max_failure_fraction},
                    {"max_send_lag_p99", c.limits.max_send_lag_p99_ms},
                    {"max_loop_lag_p99", c.limits.max_loop_lag_p99_ms},

@@ -78,6 +78,8 @@ TEST_F(BenchServe, WellBehavedServerGivesAValidCompleteResult) {
   EXPECT_DOUBLE_EQ(own["metrics"]["tokens_per_chunk"]["mean"].get<double>(), 1.0);
   EXPECT_EQ(own["client"]["prewarmed_connections"], 4);
   EXPECT_LE(own["client"]["connections_opened"].get<int>(), 4 + 1);  // pool sized to the concurrency (+ probe)
+  EXPECT_TRUE(own["client"]["realtime_clock_steps"].is_number_unsigned());
+  EXPECT_TRUE(own["client"]["realtime_clock_step_max_ms"].is_number());
   EXPECT_EQ(own["dataset"]["length_mismatches"], 0);
   // One JSON record per request beside the result.
   std::ifstream records(dir_ / "r.requests.jsonl");

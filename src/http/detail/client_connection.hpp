@@ -58,6 +58,9 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   const ClientShared& shared() const { return shared_; }
   /// Whether reads take the kernel's arrival timestamps.
   bool KernelTimestamps() const;
+  /// A kernel receive timestamp (CLOCK_REALTIME, ns) on the MonotonicNs() clock, through the loop's
+  /// RealtimeBridge; counts real-time clock steps in the loop's counters.
+  std::int64_t KernelTimeToMonotonic(std::int64_t realtime_ns);
 
  private:
   enum class Phase { kNew, kConnecting, kIdle, kActive, kClosed };

@@ -17,6 +17,7 @@
 #include "http/delay_histogram.hpp"
 #include "http/detail/asio.hpp"
 #include "http/detail/counter.hpp"
+#include "http/realtime_bridge.hpp"
 
 namespace infermark::http::detail {
 
@@ -30,6 +31,8 @@ struct ClientCounters {
   std::atomic<std::uint64_t> reads{0};
   std::atomic<std::uint64_t> bytes_read{0};
   std::array<std::atomic<std::uint64_t>, kDelayBuckets> read_delay{};  ///< See ClientStats::read_delay.
+  std::atomic<std::uint64_t> clock_steps{0};                           ///< See ClientStats::realtime_clock_steps.
+  std::atomic<std::uint64_t> largest_clock_step_ns{0};  ///< See ClientStats::largest_realtime_clock_step_ns.
 };
 
 /// Per-loop client state; touched only by the loop's thread.
@@ -49,6 +52,7 @@ struct ClientLoop {
   std::function<void()> open_kick;  ///< Starts awaiting requests while slots are free (set by the client).
   bool stopping = false;            ///< The client is being destroyed: new requests are cancelled.
   ClientCounters counters;          ///< This loop's counters.
+  RealtimeBridge clock;             ///< Moves this loop's kernel timestamps onto the monotonic clock.
 };
 
 /// Settings and loops of one client.

@@ -96,12 +96,7 @@ class ClientTransport final : public ClientConnection {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
       timespec kernel{};
       std::memcpy(&kernel, CMSG_DATA(c), sizeof kernel);
-      timespec real{}, mono{};
-      ::clock_gettime(CLOCK_REALTIME, &real);
-      ::clock_gettime(CLOCK_MONOTONIC, &mono);
-      const std::int64_t real_ns = real.tv_sec * 1'000'000'000LL + real.tv_nsec;
-      const std::int64_t mono_ns = mono.tv_sec * 1'000'000'000LL + mono.tv_nsec;
-      arrival_ns = kernel.tv_sec * 1'000'000'000LL + kernel.tv_nsec - real_ns + mono_ns;
+      arrival_ns = KernelTimeToMonotonic(kernel.tv_sec * 1'000'000'000LL + kernel.tv_nsec);
     }
     OnRead({}, static_cast<std::size_t>(n), arrival_ns);
   }

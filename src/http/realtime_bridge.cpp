@@ -1,0 +1,41 @@
+#include "http/realtime_bridge.hpp"
+
+#include <time.h>
+
+#include <cstdlib>
+
+namespace infermark::http {
+namespace {
+
+std::int64_t Now(clockid_t clock) {
+  timespec t{};
+  ::clock_gettime(clock, &t);
+  return t.tv_sec * 1'000'000'000LL + t.tv_nsec;
+}
+
+}  // namespace
+
+std::int64_t RealtimeBridge::ToMonotonic(std::int64_t realtime_ns) {
+  const std::int64_t mono_before = Now(CLOCK_MONOTONIC);
+  const std::int64_t real_now = Now(CLOCK_REALTIME);
+  const std::int64_t mono_after = Now(CLOCK_MONOTONIC);
+  return ToMonotonic(realtime_ns, mono_before, real_now, mono_after);
+}
+
+std::int64_t RealtimeBridge::ToMonotonic(std::int64_t realtime_ns, std::int64_t mono_before, std::int64_t real_now,
+                                         std::int64_t mono_after) {
+  const std::int64_t offset = real_now - (mono_before + (mono_after - mono_before) / 2);
+  if (mono_after - mono_before > kCleanWindowNs) return realtime_ns - (have_offset_ ? offset_ : offset);
+  if (have_offset_) {
+    const std::int64_t step = std::llabs(offset - offset_);
+    if (step > kStepThresholdNs) {
+      ++steps_;
+      if (step > largest_step_ns_) largest_step_ns_ = step;
+    }
+  }
+  offset_ = offset;
+  have_offset_ = true;
+  return realtime_ns - offset;
+}
+
+}  // namespace infermark::http
