@@ -22,6 +22,7 @@
 # CLIENT_THREADS (1: our client's event loops; give CLIENT_CPU as many cores, e.g. "4,5");
 # RANGE_RATIO (1.0: every request has the same lengths, so a closed loop's requests end in the same
 # engine step and refill at once; InferenceX's recipes run 0.8);
+# REPEATS (1: runs of our client per wide concurrency; the refill send lag varies run to run);
 # REF_FLAGS (extra flags for the reference client, e.g. --save-detailed).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -174,9 +175,13 @@ for part in "${parts[@]}"; do
       names=()
       for conc in ${WIDE_CONCS-1024 10000}; do
         prompts=$((${WIDE_PROMPTS_PER_CONC:-2} * conc))
-        start_engine "wide-ours-c$conc" 1 --max-num-seqs 10240 --max-num-batched-tokens 16384 &&
-          ours "wide-ours-c$conc" 128 64 "$conc" "$prompts" 0 --timeout 600
-        names+=("wide-ours-c$conc")
+        for k in $(seq "${REPEATS:-1}"); do
+          name="wide-ours-c$conc"
+          [ "${REPEATS:-1}" -gt 1 ] && name="$name-run$k"
+          start_engine "$name" 1 --max-num-seqs 10240 --max-num-batched-tokens 16384 &&
+            ours "$name" 128 64 "$conc" "$prompts" 0 --timeout 600
+          names+=("$name")
+        done
       done
       if ((have_ref)); then
         for conc in ${WIDE_REF_CONCS-1024}; do
