@@ -7,14 +7,13 @@
 #include <boost/asio/connect.hpp>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <memory>
-#include <type_traits>
 #include <utility>
 
 #include "http/detail/asio.hpp"
 #include "http/detail/client_connection.hpp"
 #include "http/detail/client_shared.hpp"
+#include "http/detail/tcp_layer.hpp"
 
 namespace infermark::http::detail {
 
@@ -28,15 +27,9 @@ class ClientTransport final : public ClientConnection {
       : ClientConnection(shared, loop), stream_(std::forward<Args>(args)...) {}
 
  private:
-  static constexpr bool kTls = !std::is_same_v<Stream, Tcp::socket>;
+  static constexpr bool kTls = kIsTls<Stream>;
 
-  Tcp::socket& Socket() {
-    if constexpr (kTls) {
-      return stream_.next_layer();
-    } else {
-      return stream_;
-    }
-  }
+  Tcp::socket& Socket() { return TcpLayer(stream_); }
   std::shared_ptr<ClientTransport> Self() { return std::static_pointer_cast<ClientTransport>(shared_from_this()); }
 
   void StartConnect(const std::vector<Tcp::endpoint>& endpoints) override {

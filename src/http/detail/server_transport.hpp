@@ -3,11 +3,11 @@
 #pragma once
 
 #include <memory>
-#include <type_traits>
 #include <utility>
 
 #include "http/detail/asio.hpp"
 #include "http/detail/server_connection.hpp"
+#include "http/detail/tcp_layer.hpp"
 
 namespace infermark::http::detail {
 
@@ -21,15 +21,9 @@ class ServerTransport final : public ServerConnection {
       : ServerConnection(shared, loop), stream_(std::forward<Args>(args)...) {}
 
  private:
-  static constexpr bool kTls = !std::is_same_v<Stream, Tcp::socket>;
+  static constexpr bool kTls = kIsTls<Stream>;
 
-  Tcp::socket& Socket() {
-    if constexpr (kTls) {
-      return stream_.next_layer();
-    } else {
-      return stream_;
-    }
-  }
+  Tcp::socket& Socket() { return TcpLayer(stream_); }
   std::shared_ptr<ServerTransport> Self() { return std::static_pointer_cast<ServerTransport>(shared_from_this()); }
 
   void StartHandshake() override {
