@@ -23,6 +23,7 @@
 # RANGE_RATIO (1.0: every request has the same lengths, so a closed loop's requests end in the same
 # engine step and refill at once; InferenceX's recipes run 0.8);
 # REPEATS (1: runs of our client per wide concurrency; the refill send lag varies run to run);
+# LOOPBACK_RPS_CPU (unset: the host is left alone; see below);
 # REF_FLAGS (extra flags for the reference client, e.g. --save-detailed).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -47,7 +48,33 @@ stop_engine() {
     engine_pid=""
   fi
 }
-trap stop_engine EXIT
+# LOOPBACK_RPS_CPU: on loopback the receive side of every send is processed on the sending core,
+# so each refill the client sends costs its core the engine socket's receive work, which against a
+# remote server the server's host would do. Receive packet steering on lo moves that work to one
+# CPU (give the engine's); root only, and restored at exit.
+rps_file=/sys/class/net/lo/queues/rx-0/rps_cpus
+rps_saved=""
+restore_rps() {
+  [ -n "$rps_saved" ] && echo "$rps_saved" >"$rps_file"
+  rps_saved=""
+}
+cleanup() {
+  stop_engine
+  restore_rps
+}
+trap cleanup EXIT
+if [ -n "${LOOPBACK_RPS_CPU:-}" ]; then
+  if ((LOOPBACK_RPS_CPU < 0 || LOOPBACK_RPS_CPU > 31)); then
+    echo "LOOPBACK_RPS_CPU must be a CPU number from 0 to 31" >&2
+    exit 2
+  fi
+  rps_saved="$(cat "$rps_file")" || exit 2
+  printf '%x\n' $((1 << LOOPBACK_RPS_CPU)) >"$rps_file" || {
+    echo "cannot write $rps_file (root only)" >&2
+    rps_saved=""
+    exit 2
+  }
+fi
 
 # start_engine NAME TIME_SCALE [engine flags…]: a fresh engine with its emission log at $OUT/NAME.emission.jsonl
 start_engine() {
@@ -153,7 +180,7 @@ header() {
 parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=(real wide speed)
 echo "infermark: $("$IM" --version); reference client: $([ $have_ref = 1 ] && echo yes || echo 'absent (INFERENCEX_DIR)')"
-echo "engine on CPU $ENGINE_CPU, client on CPU $CLIENT_CPU; $(nproc) CPUs; somaxconn $(cat /proc/sys/net/core/somaxconn)"
+echo "engine on CPU $ENGINE_CPU, client on CPU $CLIENT_CPU; $(nproc) CPUs; somaxconn $(cat /proc/sys/net/core/somaxconn); loopback RPS mask $(cat "$rps_file" 2>/dev/null)"
 for part in "${parts[@]}"; do
   case "$part" in
     real)
