@@ -1,24 +1,17 @@
 #include "http/realtime_bridge.hpp"
 
-#include <time.h>
-
+#include <chrono>
 #include <cstdlib>
 
+#include "http/monotonic_clock.hpp"
+
 namespace infermark::http {
-namespace {
-
-std::int64_t Now(clockid_t clock) {
-  timespec t{};
-  ::clock_gettime(clock, &t);
-  return t.tv_sec * 1'000'000'000LL + t.tv_nsec;
-}
-
-}  // namespace
 
 std::int64_t RealtimeBridge::ToMonotonic(std::int64_t realtime_ns) {
-  const std::int64_t mono_before = Now(CLOCK_MONOTONIC);
-  const std::int64_t real_now = Now(CLOCK_REALTIME);
-  const std::int64_t mono_after = Now(CLOCK_MONOTONIC);
+  const std::int64_t mono_before = MonotonicNs();
+  const std::int64_t real_now =  // std::chrono::system_clock is CLOCK_REALTIME, the kernel stamps' clock
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::int64_t mono_after = MonotonicNs();
   return ToMonotonic(realtime_ns, mono_before, real_now, mono_after);
 }
 
