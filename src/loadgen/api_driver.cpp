@@ -40,7 +40,25 @@ EventParser& ThreadParser() {
 }
 
 // Each object is walked once, its keys compared as they come: one pass instead of a scan per
-// looked-up key. A repeated key counts at its first occurrence, as a lookup would find it.
+// looked-up key. A repeated key counts at its first occurrence, as a lookup would find it: Claim
+// says whether `key` is `wanted` seen for the first time.
+bool Claim(std::string_view key, std::string_view wanted, bool& seen) {
+  if (seen || key != wanted) return false;
+  seen = true;
+  return true;
+}
+
+// The first value under `key` in `object`, when there is one.
+bool FirstField(dom::object object, std::string_view key, dom::element& value) {
+  for (const dom::key_value_pair field : object) {
+    if (field.key == key) {
+      value = field.value;
+      return true;
+    }
+  }
+  return false;
+}
+
 void ReadUsage(dom::element value, EventFacts& facts) {
   dom::object usage;
   if (value.get(usage) != simdjson::SUCCESS) return;  // null or absent
@@ -49,11 +67,9 @@ void ReadUsage(dom::element value, EventFacts& facts) {
   bool completion_seen = false;
   for (const dom::key_value_pair field : usage) {
     std::int64_t n = 0;
-    if (field.key == "prompt_tokens" && !prompt_seen) {
-      prompt_seen = true;
+    if (Claim(field.key, "prompt_tokens", prompt_seen)) {
       if (field.value.get(n) == simdjson::SUCCESS) facts.prompt_tokens = n;
-    } else if (field.key == "completion_tokens" && !completion_seen) {
-      completion_seen = true;
+    } else if (Claim(field.key, "completion_tokens", completion_seen)) {
       if (field.value.get(n) == simdjson::SUCCESS) facts.completion_tokens = n;
     }
   }
@@ -70,37 +86,22 @@ void AppendText(dom::element value, std::string* text, bool& has_text) {
 void ReadChoice(dom::element choice, Api api, std::string* text, bool& has_text) {
   dom::object object;
   if (choice.get(object) != simdjson::SUCCESS) return;
+  dom::element value;
   if (api == Api::kCompletions) {
-    for (const dom::key_value_pair field : object) {
-      if (field.key == "text") {
-        AppendText(field.value, text, has_text);
-        return;
-      }
-    }
+    if (FirstField(object, "text", value)) AppendText(value, text, has_text);
     return;
   }
   dom::object delta;
-  bool has_delta = false;
-  for (const dom::key_value_pair field : object) {
-    if (field.key == "delta") {
-      has_delta = field.value.get(delta) == simdjson::SUCCESS;
-      break;
-    }
-  }
-  if (!has_delta) return;
+  if (!FirstField(object, "delta", value) || value.get(delta) != simdjson::SUCCESS) return;
   bool content_seen = false;
   bool reasoning_content_seen = false;
   bool reasoning_seen = false;
   for (const dom::key_value_pair field : delta) {
-    if (field.key == "content" && !content_seen) {
-      content_seen = true;
+    // Reasoning text starts the first-text clock but is not part of the answer's text.
+    if (Claim(field.key, "content", content_seen)) {
       AppendText(field.value, text, has_text);
-    } else if (field.key == "reasoning_content" && !reasoning_content_seen) {
-      // Reasoning text starts the first-text clock but is not part of the answer's text.
-      reasoning_content_seen = true;
-      AppendText(field.value, nullptr, has_text);
-    } else if (field.key == "reasoning" && !reasoning_seen) {
-      reasoning_seen = true;
+    } else if (Claim(field.key, "reasoning_content", reasoning_content_seen) ||
+               Claim(field.key, "reasoning", reasoning_seen)) {
       AppendText(field.value, nullptr, has_text);
     }
   }
@@ -119,8 +120,7 @@ bool ParseEvent(std::string_view data, Api api, std::string* text, bool want_id,
   bool usage_seen = false;
   bool error_seen = false;
   for (const dom::key_value_pair field : object) {
-    if (field.key == choices_key && !choices_seen) {
-      choices_seen = true;
+    if (Claim(field.key, choices_key, choices_seen)) {
       if (api == Api::kTrtLlm) {
         facts.has_choices = true;
         AppendText(field.value, text, facts.has_text);
@@ -134,15 +134,12 @@ bool ParseEvent(std::string_view data, Api api, std::string* text, bool want_id,
           break;
         }
       }
-    } else if (field.key == "id" && !id_seen) {
-      id_seen = true;
+    } else if (Claim(field.key, "id", id_seen)) {
       std::string_view id;
       if (field.value.get(id) == simdjson::SUCCESS) facts.id = id;
-    } else if (field.key == "usage" && !usage_seen) {
-      usage_seen = true;
+    } else if (Claim(field.key, "usage", usage_seen)) {
       ReadUsage(field.value, facts);
-    } else if (field.key == "error" && !error_seen) {
-      error_seen = true;
+    } else if (Claim(field.key, "error", error_seen)) {
       facts.is_error = true;
       facts.error = simdjson::minify(field.value);
     }
