@@ -64,7 +64,7 @@ cleanup() {
 }
 trap cleanup EXIT
 if [ -n "${LOOPBACK_RPS_CPU:-}" ]; then
-  if ((LOOPBACK_RPS_CPU < 0 || LOOPBACK_RPS_CPU > 31)); then
+  if ! [[ "$LOOPBACK_RPS_CPU" =~ ^[0-9]+$ ]] || ((LOOPBACK_RPS_CPU > 31)); then
     echo "LOOPBACK_RPS_CPU must be a CPU number from 0 to 31" >&2
     exit 2
   fi
