@@ -1,8 +1,9 @@
 // The floor under a closed loop's refill wave on one client core over loopback: what any client
 // that reads with recvmsg and writes with sendmsg pays, with no HTTP, no JSON, no event-loop
-// library and no per-read epoll_ctl. N TCP connections. A writer thread (the engine's core) writes
-// an R-byte response to every connection back to back, as an engine step that ends N requests
-// does. A reader thread (the client's core) waits in epoll (each socket registered once, level
+// library and no per-read epoll_ctl. N TCP connections between two processes, as between an engine
+// and a client. The writer (on the engine's core) writes an R-byte response to every connection
+// back to back, as an engine step that ends N requests does. The reader (on the client's core)
+// waits in epoll (each socket registered once, level
 // triggered), reads each response with its kernel arrival time (SO_TIMESTAMPNS, as the load
 // generator does) and, in `refill` mode, at once sends a Q-byte request on the same connection, as
 // a closed loop refills the slot that response freed; in `read` mode it only reads. The writer
@@ -24,11 +25,12 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -36,7 +38,6 @@
 #include <cstring>
 #include <ctime>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "http/fd_limit.hpp"
@@ -78,46 +79,53 @@ void SetInt(int fd, int level, int name, int value) {
   if (::setsockopt(fd, level, name, &value, sizeof value) != 0) Die("setsockopt");
 }
 
-// Both ends of `n` loopback connections, accepted in connect order, the reader's non-blocking with
-// kernel receive timestamps, both with TCP_NODELAY as the engine and the load generator set it.
-struct Connections {
-  std::vector<int> reader;
-  std::vector<int> writer;
-};
-
-Connections Connect(int n) {
+// A listening socket on an ephemeral loopback port, opened before the writer process forks.
+int Listen(sockaddr_in& addr) {
   const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
   if (listener < 0) Die("socket");
-  sockaddr_in addr{};
+  addr = sockaddr_in{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof addr;
   if (::bind(listener, reinterpret_cast<sockaddr*>(&addr), len) != 0) Die("bind");
-  if (::listen(listener, 128) != 0) Die("listen");
+  if (::listen(listener, 4096) != 0) Die("listen");
   if (::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) Die("getsockname");
-  Connections c;
+  return listener;
+}
+
+// The writer's ends, in the reader's connect order, non-blocking, with TCP_NODELAY as the engine
+// sets it.
+std::vector<int> Accept(int listener, int n) {
+  std::vector<int> fds;
+  for (int i = 0; i < n; ++i) {
+    const int w = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK);
+    if (w < 0) Die("accept (raise the open-file limit)");
+    SetInt(w, IPPROTO_TCP, TCP_NODELAY, 1);
+    fds.push_back(w);
+  }
+  return fds;
+}
+
+// The reader's ends, connected one at a time so that the writer accepts them in this order,
+// non-blocking, with TCP_NODELAY and kernel receive timestamps as the load generator sets them.
+std::vector<int> Connect(const sockaddr_in& addr, int n) {
+  std::vector<int> fds;
   for (int i = 0; i < n; ++i) {
     const int r = ::socket(AF_INET, SOCK_STREAM, 0);
     if (r < 0) Die("socket (raise the open-file limit)");
-    if (::connect(r, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) Die("connect");
-    const int w = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK);
-    if (w < 0) Die("accept");
+    if (::connect(r, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) Die("connect");
     SetInt(r, IPPROTO_TCP, TCP_NODELAY, 1);
-    SetInt(w, IPPROTO_TCP, TCP_NODELAY, 1);
     SetInt(r, SOL_SOCKET, SO_TIMESTAMPNS, 1);
     if (::fcntl(r, F_SETFL, O_NONBLOCK) != 0) Die("fcntl");
-    c.reader.push_back(r);
-    c.writer.push_back(w);
+    fds.push_back(r);
   }
-  ::close(listener);
-  return c;
+  return fds;
 }
 
 struct Result {
   std::vector<double> lag_us;   // every counted response
   std::vector<double> step_us;  // one per counted wave
   double reader_cpu_s = 0;
-  double writer_cpu_s = 0;
   std::uint64_t clock_steps = 0;
 };
 
@@ -133,11 +141,12 @@ void WriteAll(int fd, const char* data, std::size_t bytes) {
   }
 }
 
-// The writer's side of `waves` waves: responses to all, then the N requests (refill) or the
-// reader's word that it read the wave (read).
-void Writer(const Connections& c, int waves, bool refill, int cpu, std::atomic<int>& waves_read, double& cpu_s) {
+// The writer process's side of `waves` waves: responses to all, then the N requests (refill) or
+// the reader's word that it read the wave (a byte on `wave_read`, read mode). Returns its CPU
+// seconds spent writing responses, the first wave not counted.
+double Writer(const std::vector<int>& fds, int waves, bool refill, int cpu, int wave_read) {
   Pin(cpu);
-  const std::size_t n = c.writer.size();
+  const std::size_t n = fds.size();
   const std::string response(kResponseBytes, 'r');
   std::vector<char> sink(64 * 1024);
   const int ep = ::epoll_create1(0);
@@ -146,13 +155,13 @@ void Writer(const Connections& c, int waves, bool refill, int cpu, std::atomic<i
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = i;
-    if (::epoll_ctl(ep, EPOLL_CTL_ADD, c.writer[i], &ev) != 0) Die("epoll_ctl");
+    if (::epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) != 0) Die("epoll_ctl");
   }
   std::vector<epoll_event> events(1024);
   double busy = 0;
   for (int wave = 0; wave < waves; ++wave) {
     const double cpu0 = ThreadCpuSeconds();
-    for (std::size_t i = 0; i < n; ++i) WriteAll(c.writer[i], response.data(), response.size());
+    for (std::size_t i = 0; i < n; ++i) WriteAll(fds[i], response.data(), response.size());
     if (wave > 0) busy += ThreadCpuSeconds() - cpu0;
     if (refill) {
       std::size_t want = n * kRequestBytes;
@@ -161,7 +170,7 @@ void Writer(const Connections& c, int waves, bool refill, int cpu, std::atomic<i
         if (k < 0 && errno == EINTR) continue;
         if (k < 0) Die("epoll_wait");
         for (std::size_t e = 0; e < static_cast<std::size_t>(k); ++e) {
-          const int fd = c.writer[events[e].data.u64];
+          const int fd = fds[events[e].data.u64];
           for (;;) {
             const ssize_t got = ::recv(fd, sink.data(), sink.size(), 0);
             if (got > 0) {
@@ -174,13 +183,14 @@ void Writer(const Connections& c, int waves, bool refill, int cpu, std::atomic<i
         }
       }
     } else {
-      while (waves_read.load(std::memory_order_acquire) <= wave) std::this_thread::yield();
+      char byte = 0;
+      if (::read(wave_read, &byte, 1) != 1) Die("read (the reader's word)");
     }
     timespec gap{0, kGapMs * 1'000'000L};
     ::nanosleep(&gap, nullptr);
   }
-  cpu_s = busy;
   ::close(ep);
+  return busy;
 }
 
 // Least-squares slope of lag against read order: the lag's growth per response of a wave.
@@ -198,10 +208,11 @@ double Slope(const std::vector<double>& lags) {
   return d > 0 ? (n * sxy - sx * sy) / d : 0;
 }
 
-// The reader's side: one epoll_wait, then per ready socket one recvmsg (and the refill).
-void Reader(const Connections& c, int waves, bool refill, int cpu, std::atomic<int>& waves_read, Result& out) {
+// The reader's side: one epoll_wait, then per ready socket one recvmsg (and the refill); in read
+// mode a byte on `wave_done` when a wave has been read.
+void Reader(const std::vector<int>& fds, int waves, bool refill, int cpu, int wave_done, Result& out) {
   Pin(cpu);
-  const std::size_t n = c.reader.size();
+  const std::size_t n = fds.size();
   const std::string request(kRequestBytes, 'q');
   const int ep = ::epoll_create1(0);
   if (ep < 0) Die("epoll_create1");
@@ -209,7 +220,7 @@ void Reader(const Connections& c, int waves, bool refill, int cpu, std::atomic<i
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = i;
-    if (::epoll_ctl(ep, EPOLL_CTL_ADD, c.reader[i], &ev) != 0) Die("epoll_ctl");
+    if (::epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) != 0) Die("epoll_ctl");
   }
   std::vector<epoll_event> events(1024);
   std::vector<std::size_t> have(n, 0);
@@ -235,7 +246,7 @@ void Reader(const Connections& c, int waves, bool refill, int cpu, std::atomic<i
         msg.msg_iovlen = 1;
         msg.msg_control = control;
         msg.msg_controllen = sizeof control;
-        const ssize_t got = ::recvmsg(c.reader[i], &msg, 0);
+        const ssize_t got = ::recvmsg(fds[i], &msg, 0);
         if (got < 0 && errno == EAGAIN) continue;
         if (got <= 0) Die("recvmsg (reader)");
         std::int64_t stamp_ns = 0;
@@ -249,7 +260,7 @@ void Reader(const Connections& c, int waves, bool refill, int cpu, std::atomic<i
         have[i] += static_cast<std::size_t>(got);
         if (have[i] < kResponseBytes) continue;
         have[i] -= kResponseBytes;
-        if (refill) WriteAll(c.reader[i], request.data(), request.size());
+        if (refill) WriteAll(fds[i], request.data(), request.size());
         const std::int64_t mono_before = MonotonicNs();
         const std::int64_t real_now = RealtimeNs();
         const std::int64_t mono_after = MonotonicNs();
@@ -262,11 +273,19 @@ void Reader(const Connections& c, int waves, bool refill, int cpu, std::atomic<i
       out.lag_us.insert(out.lag_us.end(), wave_lags.begin(), wave_lags.end());
       out.step_us.push_back(Slope(wave_lags));
     }
-    waves_read.store(wave + 1, std::memory_order_release);
+    if (!refill && ::write(wave_done, "w", 1) != 1) Die("write (wave read)");
   }
   out.reader_cpu_s = ThreadCpuSeconds() - cpu0;
   out.clock_steps = bridge.steps();
   ::close(ep);
+}
+
+// Each process holds one end of every connection: the soft limit goes to the hard one, and the hard
+// one goes up too when that is not enough and the process may raise it.
+bool EnsureFileLimit(rlim_t need) {
+  if (infermark::http::RaiseFileLimit() >= need) return true;
+  const rlimit wanted{need, need};
+  return ::setrlimit(RLIMIT_NOFILE, &wanted) == 0;
 }
 
 double Percentile(std::vector<double> v, double p) {
@@ -296,30 +315,60 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_loopback_floor: need at least 2 waves and 2 connections\n");
     return 2;
   }
-  infermark::http::RaiseFileLimit();
+  const int largest = *std::max_element(conns.begin(), conns.end());
+  if (!EnsureFileLimit(static_cast<rlim_t>(largest) + 64)) {
+    std::fprintf(stderr,
+                 "bench_loopback_floor: %d connections need %d open files per process; the limit is %llu and "
+                 "raising the hard limit was refused\n",
+                 largest, largest + 64, static_cast<unsigned long long>(infermark::http::RaiseFileLimit()));
+    return 2;
+  }
   std::printf("writer CPU %d, reader CPU %d, %d waves (first not counted), response %zu B, request %zu B\n\n",
               writer_cpu, reader_cpu, waves, kResponseBytes, kRequestBytes);
   std::printf(
       "| conns | mode | lag p50 us | lag p99 us | lag max us | step us | reader CPU us/resp | writer CPU us/resp |\n");
   std::printf("|---:|---|---:|---:|---:|---:|---:|---:|\n");
+  std::fflush(stdout);
   for (const int n : conns) {
     for (const bool refill : {false, true}) {
-      Connections c = Connect(n);
-      std::atomic<int> waves_read{0};
+      sockaddr_in addr{};
+      const int listener = Listen(addr);
+      int to_writer[2];
+      int from_writer[2];
+      if (::pipe(to_writer) != 0 || ::pipe(from_writer) != 0) Die("pipe");
+      const pid_t pid = ::fork();
+      if (pid < 0) Die("fork");
+      if (pid == 0) {
+        ::close(to_writer[1]);
+        ::close(from_writer[0]);
+        const std::vector<int> fds = Accept(listener, n);
+        ::close(listener);
+        const double cpu_s = Writer(fds, waves, refill, writer_cpu, to_writer[0]);
+        if (::write(from_writer[1], &cpu_s, sizeof cpu_s) != sizeof cpu_s) Die("write (writer CPU)");
+        std::_Exit(0);
+      }
+      ::close(listener);
+      ::close(to_writer[0]);
+      ::close(from_writer[1]);
+      const std::vector<int> fds = Connect(addr, n);
       Result r;
+      Reader(fds, waves, refill, reader_cpu, to_writer[1], r);
       double writer_cpu_s = 0;
-      std::thread writer(Writer, std::cref(c), waves, refill, writer_cpu, std::ref(waves_read), std::ref(writer_cpu_s));
-      std::thread reader(Reader, std::cref(c), waves, refill, reader_cpu, std::ref(waves_read), std::ref(r));
-      writer.join();
-      reader.join();
+      if (::read(from_writer[0], &writer_cpu_s, sizeof writer_cpu_s) != sizeof writer_cpu_s) {
+        std::fprintf(stderr, "bench_loopback_floor: the writer process did not report\n");
+        return 1;
+      }
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      for (const int fd : fds) ::close(fd);
+      ::close(to_writer[1]);
+      ::close(from_writer[0]);
       const double responses = static_cast<double>(n) * (waves - 1);
       std::printf("| %d | %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |%s\n", n, refill ? "refill" : "read",
                   Percentile(r.lag_us, 50), Percentile(r.lag_us, 99), Percentile(r.lag_us, 100),
                   Percentile(r.step_us, 50), r.reader_cpu_s / responses * 1e6, writer_cpu_s / responses * 1e6,
                   r.clock_steps > 0 ? " (real-time clock stepped)" : "");
       std::fflush(stdout);
-      for (const int fd : c.reader) ::close(fd);
-      for (const int fd : c.writer) ::close(fd);
     }
   }
   return 0;
