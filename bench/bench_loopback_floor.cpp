@@ -141,6 +141,19 @@ void WriteAll(int fd, const char* data, std::size_t bytes) {
   }
 }
 
+// An epoll set with every socket registered once for reading, level triggered, its index as data.
+int EpollFor(const std::vector<int>& fds) {
+  const int ep = ::epoll_create1(0);
+  if (ep < 0) Die("epoll_create1");
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = i;
+    if (::epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) != 0) Die("epoll_ctl");
+  }
+  return ep;
+}
+
 // The writer process's side of `waves` waves: responses to all, then the N requests (refill) or
 // the reader's word that it read the wave (a byte on `wave_read`, read mode). Returns its CPU
 // seconds spent writing responses, the first wave not counted.
@@ -149,14 +162,7 @@ double Writer(const std::vector<int>& fds, int waves, bool refill, int cpu, int 
   const std::size_t n = fds.size();
   const std::string response(kResponseBytes, 'r');
   std::vector<char> sink(64 * 1024);
-  const int ep = ::epoll_create1(0);
-  if (ep < 0) Die("epoll_create1");
-  for (std::size_t i = 0; i < n; ++i) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = i;
-    if (::epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) != 0) Die("epoll_ctl");
-  }
+  const int ep = EpollFor(fds);
   std::vector<epoll_event> events(1024);
   double busy = 0;
   for (int wave = 0; wave < waves; ++wave) {
@@ -214,14 +220,7 @@ void Reader(const std::vector<int>& fds, int waves, bool refill, int cpu, int wa
   Pin(cpu);
   const std::size_t n = fds.size();
   const std::string request(kRequestBytes, 'q');
-  const int ep = ::epoll_create1(0);
-  if (ep < 0) Die("epoll_create1");
-  for (std::size_t i = 0; i < n; ++i) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = i;
-    if (::epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev) != 0) Die("epoll_ctl");
-  }
+  const int ep = EpollFor(fds);
   std::vector<epoll_event> events(1024);
   std::vector<std::size_t> have(n, 0);
   std::vector<double> wave_lags;
