@@ -1,23 +1,23 @@
 // The floor under a closed loop's refill wave on one client core over loopback: what any client
 // that reads with recvmsg and writes with sendmsg pays, with no HTTP, no JSON, no event-loop
-// library and no per-read epoll_ctl. N TCP connections between two processes, as between an engine
-// and a client. The writer (on the engine's core) writes an R-byte response to every connection
-// back to back, as an engine step that ends N requests does. The reader (on the client's core)
-// waits in epoll (each socket registered once, level
-// triggered), reads each response with its kernel arrival time (SO_TIMESTAMPNS, as the load
-// generator does) and, in `refill` mode, at once sends a Q-byte request on the same connection, as
-// a closed loop refills the slot that response freed; in `read` mode it only reads. The writer
-// then reads the N requests (or waits for the reader), pauses `gap_ms` and writes the next wave.
+// library and no per-read epoll_ctl. N TCP connections between two processes, as between an
+// engine and a client. The writer (on the engine's core) writes an R-byte response to every
+// connection back to back, as an engine step that ends N requests does. The reader (on the
+// client's core) waits in epoll (each socket registered once, level triggered), reads each
+// response with its kernel arrival time (SO_TIMESTAMPNS, as the load generator does) and, in
+// `refill` mode, at once sends a Q-byte request on the same connection, as a closed loop refills
+// the slot that response freed; in `read` mode it only reads. The writer then reads the N requests
+// (or waits for the reader's word), pauses 20 ms and writes the next wave.
 //
 // Lag = the refill's send time (read mode: the end of the read) minus the response's kernel
 // arrival time; the load generator's verdict calls its p99 over 1 ms saturation. Step = how much
-// the lag grows per response of a wave (least-squares slope against read order; median over waves): the
-// reader's cost per response minus the writer's. CPU columns: the reader's CPU time per response,
-// and the writer's for writing the responses alone.
-// The first wave warms up and is not counted.
+// the lag grows per response of a wave (least-squares slope against read order, median over
+// waves): the reader's cost per response minus the writer's. CPU columns: the reader's CPU time
+// per response, and the writer's for writing the responses alone. The first wave warms up and is
+// not counted.
 // Usage: bench_loopback_floor [waves (20)] [writer_cpu:reader_cpu (0:1)] [conns ...]
-// (default conns: 64 1024 10000); R = 476, Q = 1,100, gap 20 ms, the sizes of a final SSE chunk
-// with usage and [DONE], and of a 128-token completions request, in the load generator's runs.
+// (default conns: 64 1024 10000). R = 476 and Q = 1,100 bytes: the sizes of a final SSE chunk with
+// usage and [DONE], and of a 128-token completions request, in the load generator's runs.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
