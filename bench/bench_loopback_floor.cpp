@@ -44,11 +44,13 @@
 #include "http/monotonic_clock.hpp"
 #include "http/realtime_bridge.hpp"
 #include "loop_cpu_time.hpp"
+#include "metrics/numpy_stats.hpp"
 
 namespace {
 
 using infermark::bench::ThreadCpuSeconds;
 using infermark::http::MonotonicNs;
+using infermark::metrics::NumpyPercentile;
 
 constexpr std::size_t kResponseBytes = 476;
 constexpr std::size_t kRequestBytes = 1100;
@@ -287,15 +289,6 @@ bool EnsureFileLimit(rlim_t need) {
   return ::setrlimit(RLIMIT_NOFILE, &wanted) == 0;
 }
 
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double rank = p / 100.0 * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(rank);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -364,8 +357,8 @@ int main(int argc, char** argv) {
       ::close(from_writer[0]);
       const double responses = static_cast<double>(n) * (waves - 1);
       std::printf("| %d | %s | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f |%s\n", n, refill ? "refill" : "read",
-                  Percentile(r.lag_us, 50), Percentile(r.lag_us, 99), Percentile(r.lag_us, 100),
-                  Percentile(r.step_us, 50), r.reader_cpu_s / responses * 1e6, writer_cpu_s / responses * 1e6,
+                  NumpyPercentile(r.lag_us, 50), NumpyPercentile(r.lag_us, 99), NumpyPercentile(r.lag_us, 100),
+                  NumpyPercentile(r.step_us, 50), r.reader_cpu_s / responses * 1e6, writer_cpu_s / responses * 1e6,
                   r.clock_steps > 0 ? " (real-time clock stepped)" : "");
       std::fflush(stdout);
     }
