@@ -71,12 +71,6 @@ void Pin(int cpu) {
   }
 }
 
-std::int64_t RealtimeNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 void SetInt(int fd, int level, int name, int value) {
   if (::setsockopt(fd, level, name, &value, sizeof value) != 0) Die("setsockopt");
 }
@@ -262,11 +256,8 @@ void Reader(const std::vector<int>& fds, int waves, bool refill, int cpu, int wa
         if (have[i] < kResponseBytes) continue;
         have[i] -= kResponseBytes;
         if (refill) WriteAll(fds[i], request.data(), request.size());
-        const std::int64_t mono_before = MonotonicNs();
-        const std::int64_t real_now = RealtimeNs();
-        const std::int64_t mono_after = MonotonicNs();
-        const std::int64_t arrival = bridge.ToMonotonic(stamp_ns, mono_before, real_now, mono_after);
-        wave_lags.push_back(static_cast<double>(mono_before - arrival) / 1e3);
+        const std::int64_t done_ns = MonotonicNs();
+        wave_lags.push_back(static_cast<double>(done_ns - bridge.ToMonotonic(stamp_ns)) / 1e3);
         ++done;
       }
     }
