@@ -63,6 +63,10 @@ cleanup() {
   restore_rps
 }
 trap cleanup EXIT
+if ! [[ "${REPEATS:-1}" =~ ^[1-9][0-9]*$ ]]; then
+  echo "REPEATS must be a whole number of runs, 1 or more (got '${REPEATS}')" >&2
+  exit 2
+fi
 if [ -n "${LOOPBACK_RPS_CPU:-}" ]; then
   if ! [[ "$LOOPBACK_RPS_CPU" =~ ^[0-9]+$ ]] || ((LOOPBACK_RPS_CPU > 31)); then
     echo "LOOPBACK_RPS_CPU must be a CPU number from 0 to 31" >&2
