@@ -26,15 +26,16 @@
 #include <thread>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "http/client.hpp"
 #include "http/fd_limit.hpp"
-#include "http/monotonic_clock.hpp"
 #include "http/sse_parser.hpp"
 #include "loop_cpu_time.hpp"
 
 namespace {
 
 using namespace infermark::http;
+using infermark::MonotonicNs;
 
 using infermark::bench::LoopCpuSeconds;
 using infermark::bench::ThreadCpuSeconds;

@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "http/client.hpp"
 #include "http/fd_limit.hpp"
-#include "http/monotonic_clock.hpp"
 #include "http/server.hpp"
 #include "http/sse_parser.hpp"
 #include "loop_cpu_time.hpp"
@@ -32,6 +32,7 @@
 namespace {
 
 using namespace infermark::http;
+using infermark::MonotonicNs;
 
 // A vLLM /v1/completions streaming chunk carrying one token (236 bytes of JSON).
 const std::string kChunk =

@@ -27,14 +27,14 @@
 #include <string>
 #include <vector>
 
-#include "http/monotonic_clock.hpp"
+#include "core/clock.hpp"
 #include "http/server.hpp"
 #include "loadgen/api_driver.hpp"
 #include "loadgen/run_benchmark.hpp"
 
 namespace {
 
-using infermark::http::MonotonicNs;
+using infermark::MonotonicNs;
 
 struct Flags {
   std::string host = "127.0.0.1";
@@ -181,7 +181,12 @@ void ParseOnly() {
     infermark::metrics::RequestRecord record;
     record.chunk_ns.reserve(events);
     record.chunk_tokens.reserve(events);
-    infermark::loadgen::StreamRecorder recorder(infermark::loadgen::Api::kCompletions, record, keep_text);
+    struct Ignore final : infermark::loadgen::RequestListener {
+      void OnFreed(std::size_t, std::int64_t) override {}
+      void OnClosed(std::size_t) override {}
+    } listener;
+    infermark::loadgen::RequestTracker tracker(record, listener, 0, keep_text);
+    infermark::loadgen::StreamRecorder recorder(infermark::loadgen::Api::kCompletions, tracker);
     infermark::http::ResponseHead head;
     head.status = 200;
     recorder.OnHead(head);
@@ -261,7 +266,7 @@ int main(int argc, char** argv) {
     cfg.metric_percentiles = {50, 99};
     infermark::loadgen::BenchResult r;
     try {
-      r = infermark::loadgen::RunBenchmark(cfg);
+      r = infermark::loadgen::RunHttpBenchmark(cfg);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "concurrency %d: %s\n", c, e.what());
       return 1;

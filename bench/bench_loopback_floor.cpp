@@ -40,17 +40,17 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.hpp"
+#include "core/numpy_stats.hpp"
 #include "http/fd_limit.hpp"
-#include "http/monotonic_clock.hpp"
 #include "http/realtime_bridge.hpp"
 #include "loop_cpu_time.hpp"
-#include "metrics/numpy_stats.hpp"
 
 namespace {
 
+using infermark::MonotonicNs;
+using infermark::NumpyPercentile;
 using infermark::bench::ThreadCpuSeconds;
-using infermark::http::MonotonicNs;
-using infermark::metrics::NumpyPercentile;
 
 constexpr std::size_t kResponseBytes = 476;
 constexpr std::size_t kRequestBytes = 1100;

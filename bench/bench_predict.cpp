@@ -1,15 +1,19 @@
 // Times `predict` over the founding recipe's 30 points (MiniMax-M3 MXFP4 on MI355X with vLLM:
 // TP8 at concurrency 1–32 and TP4 at 1–256, powers of two, 1k/1k and 8k/1k) on one core, and
-// prints the predicted table. Target: all 30 points in <= 2 s.
+// prints the predicted table: InferenceX's client (10 x conc prompts after 2 x conc warm-ups)
+// through the load generator against the performance model. Target: all 30 points in <= 2 s.
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
-#include "engine/deployment.hpp"
-#include "engine/predict.hpp"
+#include "perfmodel/deployment.hpp"
+#include "perfmodel/engine_data.hpp"
+#include "sim/predict.hpp"
 
 int main() {
-  using namespace infermark::engine;
+  using namespace infermark::perfmodel;
+  using infermark::sim::Predict;
+  using infermark::sim::ReferenceClient;
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const EngineData data = LoadEngineData(std::string(INFERMARK_SOURCE_DIR) + "/data/engine");
@@ -36,14 +40,10 @@ int main() {
       o.prefix_caching = false;  // --no-enable-prefix-caching
       const Deployment d = ResolveDeployment(data, o);
       for (const int conc : c.conc) {
-        PredictSweep s;
-        s.isl = isl;
-        s.osl = osl;
-        s.concurrencies = {conc};
         const auto p0 = Clock::now();
-        const auto r = Predict(d, s).front();
+        const auto r = Predict(d, ReferenceClient(o.model, isl, osl, conc, 10 * conc, 2 * conc));
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - p0).count();
-        const auto& m = r.metrics;
+        const auto& m = r.figures;
         std::printf("%-5s %-3d %5d %12.1f %12.1f %12.2f %9.3f %9.2f %9.2f %9lld %10.2f\n", name, c.tp, conc,
                     m.tput_per_gpu, m.output_tput_per_gpu, m.median_intvty, m.median_ttft, m.median_tpot * 1e3,
                     m.median_e2el, static_cast<long long>(r.stats.steps), ms);

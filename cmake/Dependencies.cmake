@@ -29,6 +29,8 @@ else()
 endif()
 if(INFERMARK_TESTS)
   find_package(GTest REQUIRED)
+  # Property tests (schedules, the scheduler) use rapidcheck where it is installed.
+  find_package(rapidcheck QUIET)
 endif()
 if(INFERMARK_BENCH)
   find_package(benchmark REQUIRED)

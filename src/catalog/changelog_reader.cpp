@@ -1,6 +1,6 @@
 // perf-changelog.yaml schema: a list of entries naming the config keys a change touched.
 #include "catalog/catalog_loader.hpp"
-#include "catalog/field_reader.hpp"
+#include "core/field_reader.hpp"
 
 namespace infermark::catalog {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "catalog/catalog_loader.hpp"
-#include "catalog/field_reader.hpp"
+#include "core/field_reader.hpp"
 
 namespace infermark::catalog {
 namespace {

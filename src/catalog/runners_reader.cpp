@@ -1,7 +1,7 @@
 // runners.yaml schema: `labels` (label -> non-empty list of runner names) and optional
 // `hardware` (label -> available-cpu-dram-mib, gpus-per-node), nothing else.
 #include "catalog/catalog_loader.hpp"
-#include "catalog/field_reader.hpp"
+#include "core/field_reader.hpp"
 
 namespace infermark::catalog {
 namespace {

@@ -1,7 +1,8 @@
 // `infermark bench serve`: the serving benchmark client. Accepts the reference client's flags
 // (InferenceX's benchmark_serving.py command lines run unchanged; flags without effect here are
 // accepted and listed under "ignored_flags" in the result) plus infermark's own; all logic is in
-// src/loadgen. Exit 0 for a VALID run, 1 for an INVALID or unreachable one, 2 for bad flags.
+// src/loadgen; this file reads flags, writes the result files and prints the summary. Exit 0 for a
+// VALID run, 1 for an INVALID or unreachable one, 2 for bad flags, 3 for a fault of infermark.
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -9,14 +10,17 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/list_flags.hpp"
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
+#include "loadgen/http_target.hpp"
 #include "loadgen/run_benchmark.hpp"
 #include "metrics/result_json.hpp"
 
@@ -103,7 +107,24 @@ class SignalWatcher {
   std::thread thread_;
 };
 
-void PrintSummary(const loadgen::BenchResult& r) {
+// Writes the result where the flags say (the reference's default name otherwise) and, with
+// --save-detailed, one JSON line per request beside it; returns the result's path.
+std::string SaveResult(const loadgen::BenchConfig& c, const loadgen::BenchResult& r) {
+  namespace fs = std::filesystem;
+  const std::string name =
+      c.result_filename.empty() ? loadgen::DefaultResultFilename(c, r.result.value("date", "")) : c.result_filename;
+  const fs::path path = c.result_dir.empty() ? fs::path(name) : fs::path(c.result_dir) / name;
+  if (!c.result_dir.empty()) fs::create_directories(c.result_dir);
+  metrics::WriteResultJson(path.string(), r.result);
+  if (c.save_detailed) {
+    fs::path jsonl = path;
+    jsonl.replace_extension(".requests.jsonl");
+    metrics::WriteRecordsJsonl(jsonl.string(), r.records);
+  }
+  return path.string();
+}
+
+void PrintSummary(const loadgen::BenchResult& r, const std::string& result_path) {
   const auto& m = r.metrics;
   std::printf("============ Serving Benchmark Result ============\n");
   std::printf("%-40s %10zu\n", "Successful requests:", m.completed);
@@ -127,7 +148,7 @@ void PrintSummary(const loadgen::BenchResult& r) {
   line("E2EL", m.e2el);
   std::printf("%-40s %10s\n", "Verdict:", r.verdict.Name());
   for (const std::string& reason : r.verdict.reasons) std::printf("  - %s\n", reason.c_str());
-  if (!r.result_path.empty()) std::printf("Result: %s\n", r.result_path.c_str());
+  if (!result_path.empty()) std::printf("Result: %s\n", result_path.c_str());
   std::printf("==================================================\n");
   std::fflush(stdout);
 }
@@ -152,7 +173,7 @@ int RunBench(BenchFlags& f) {
     if (eq == std::string::npos) BadFlag("--metadata", "'" + item + "' is not KEY=VALUE");
     c.metadata.emplace_back(item.substr(0, eq), item.substr(eq + 1));
   }
-  for (const std::string& cpu : SplitComma(f.cpus)) c.cpus.push_back(static_cast<int>(ParseNumber("--cpus", cpu)));
+  c.cpus = ParseCpuList("--cpus", f.cpus);
   c.continuous_usage_stats = !f.no_continuous_usage;
   c.limits.max_failure_fraction = f.max_failure_percent / 100.0;
   c.progress = !f.disable_tqdm && !f.no_progress && isatty(STDERR_FILENO) != 0;
@@ -169,12 +190,13 @@ int RunBench(BenchFlags& f) {
   c.stop = signals.flag();
   loadgen::BenchResult result;
   try {
-    result = loadgen::RunBenchmark(c);
+    result = loadgen::RunHttpBenchmark(c);
   } catch (const loadgen::ServerUnreachable& e) {
     std::fprintf(stderr, "infermark bench: %s; no result written\n", e.what());
     return kExitRunFailed;
   }
-  PrintSummary(result);
+  const std::string path = c.save_result || c.save_detailed ? SaveResult(c, result) : std::string();
+  PrintSummary(result, path);
   if (result.dataset_length_mismatches > 0) {
     std::fprintf(stderr, "infermark bench: %zu prompts do not re-encode to their drawn length\n",
                  result.dataset_length_mismatches);
@@ -274,6 +296,9 @@ void AddBenchCommand(CLI::App& app, CommandResult& result) {
       ->capture_default_str();
   cmd->add_option("--max-loop-lag-ms", c.limits.max_loop_lag_p99_ms,
                   "VALID only if p99 event-loop lag stays under this")
+      ->capture_default_str();
+  cmd->add_option("--max-engine-lateness-ms", c.limits.max_engine_lateness_p99_ms,
+                  "Against the built-in engine: VALID only if its passes' p99 lateness stays under this")
       ->capture_default_str();
   cmd->add_option("--min-requests", c.limits.min_completed, "VALID only if at least this many requests completed")
       ->capture_default_str();

@@ -12,15 +12,16 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/deployment_flags.hpp"
+#include "cli/list_flags.hpp"
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
-#include "engine/calibration.hpp"
-#include "engine/engine_data.hpp"
 #include "engine/engine_server.hpp"
+#include "perfmodel/calibration_report.hpp"
+#include "perfmodel/engine_data.hpp"
+#include "sim/predict.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -39,105 +40,41 @@ struct CalibrateOptions {
   bool skip_protocols = false;
 };
 
-std::string Pct(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %%", v * 100);
-  return buf;
-}
-
-std::string Row(const std::string& name, const engine::ErrorSummary& s) {
-  return "| " + name + " | " + std::to_string(s.points) + " | " + Pct(s.tput_median) + " | " + Pct(s.tput_p90) + " | " +
-         Pct(s.intvty_median) + " | " + Pct(s.intvty_p90) + " |\n";
-}
-
-std::vector<engine::PointError> Flatten(const std::vector<engine::Fold>& folds) {
-  std::vector<engine::PointError> all;
-  for (const auto& f : folds) all.insert(all.end(), f.errors.begin(), f.errors.end());
-  return all;
-}
-
 int RunCalibrate(const CalibrateOptions& o) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  const engine::EngineData& data = engine::DefaultEngineData();
-  const fs::path repo = fs::path(data.dir).parent_path().parent_path();
-  const std::string measured =
-      o.measured.empty() ? (repo / "tests/fixtures/perf-2025-10/measured_points.csv").string() : o.measured;
+  const perfmodel::EngineData& data = perfmodel::DefaultEngineData();
+  const fs::path measured_dir = fs::path(data.dir) / "measured";
+  const std::string measured = o.measured.empty() ? (measured_dir / "measured_points.csv").string() : o.measured;
   const std::string repeat =
-      o.repeat.empty() ? (repo / "tests/fixtures/perf-2025-10/repeat_2025-10-25_vs_2025-10-28.csv").string() : o.repeat;
+      o.repeat.empty() ? (measured_dir / "repeat_2025-10-25_vs_2025-10-28.csv").string() : o.repeat;
   const std::string out_dir = o.out_dir.empty() ? (fs::path(data.dir) / "calibrated").string() : o.out_dir;
-  auto points = engine::LoadMeasuredPoints(measured);
+  auto points = perfmodel::LoadMeasuredPoints(measured);
   std::cerr << "calibrate: " << points.size() << " measured points; simulating each once…\n";
-  const engine::Calibrator calibrator(data, std::move(points), o.threads);
+  const perfmodel::Calibrator calibrator(data, std::move(points), o.threads, &sim::RecordTrace);
   std::cerr << "calibrate: traces ready in " << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
-  engine::FitSettings settings;
+  perfmodel::FitSettings settings;
   settings.max_evaluations = o.max_evaluations;
   settings.prior_weight = o.prior_weight;
   settings.threads = o.threads;
-
-  std::ostringstream report;
-  report << "# Calibration report\n\nMeasured points: `" << measured << "` (" << calibrator.points().size()
-         << "). Errors are |predicted − measured| / measured on points NOT used in the fit.\n\n";
-  report << "| protocol | points | tok/s/GPU median | tok/s/GPU p90 | interactivity median | interactivity p90 |\n"
-            "|---|---|---|---|---|---|\n";
-  std::vector<engine::Fold> a, b;
-  if (!o.skip_protocols) {
-    a = engine::ModelLeftOut(calibrator, settings);
-    std::cerr << "calibrate: protocol (a) done\n";
-    b = engine::GpuLeftOut(calibrator, settings);
-    std::cerr << "calibrate: protocol (b) done\n";
-    report << Row("(a) model left out", engine::SummarizeErrors(Flatten(a)));
-    report << Row("(b) GPU left out", engine::SummarizeErrors(Flatten(b)));
-  }
-  if (fs::exists(repeat))
-    report << Row("noise floor (repeat runs)", engine::NoiseFloor(engine::LoadRepeatedPoints(repeat)));
-  auto fold_table = [&](const char* title, const std::vector<engine::Fold>& folds) {
-    report << "\n## " << title
-           << "\n\n| fold | points | tok/s/GPU median | tok/s/GPU p90 | interactivity median | "
-              "interactivity p90 |\n|---|---|---|---|---|---|\n";
-    for (const auto& f : folds) report << Row(f.description, engine::SummarizeErrors(f.errors));
-  };
-  if (!o.points_csv.empty()) {
-    std::string csv =
-        "protocol,fold,model,hw_key,precision,isl,osl,tp,conc,meas_tput,pred_tput,meas_intvty,pred_intvty\n";
-    auto dump = [&](const char* protocol, const std::vector<engine::Fold>& folds) {
-      for (const auto& f : folds)
-        for (const auto& e : f.errors) {
-          const engine::MeasuredPoint& p = calibrator.points()[e.index];
-          char buf[512];
-          std::snprintf(buf, sizeof buf, "%s,\"%s\",%s,%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f\n", protocol,
-                        f.description.c_str(), p.model.c_str(), p.hw_key.c_str(), p.precision.c_str(), p.isl, p.osl,
-                        p.tp, p.conc, p.tput_per_gpu, e.pred_tput, p.intvty, e.pred_intvty);
-          csv += buf;
-        }
-    };
-    dump("a", a);
-    dump("b", b);
-    WriteFileAtomic(o.points_csv, csv);
-  }
-  if (!o.skip_protocols) {
-    fold_table("(a) model left out, per fold", a);
-    fold_table("(b) GPU left out, per fold", b);
-  }
-  const auto profiles = engine::FitProfiles(calibrator, settings);
-  report << "\n## Profiles written (in-sample error)\n\n| profile | points | tok/s/GPU median | tok/s/GPU p90 | "
-            "interactivity median | interactivity p90 |\n|---|---|---|---|---|---|\n";
-  for (const auto& [profile, summary] : profiles) {
-    report << Row(profile.framework + "-" + profile.scope, summary);
-    if (o.no_write) continue;
-    const std::vector<std::string> comment{
-        "Written by `infermark engine calibrate`; do not edit by hand (rerun it).",
-        "Fitted on " + std::to_string(summary.points) + " points of " + fs::path(measured).filename().string() + " (" +
-            profile.framework + " on " + profile.scope + "); in-sample error: tok/s/GPU median " +
-            Pct(summary.tput_median) + ", interactivity median " + Pct(summary.intvty_median) + ".",
-        "Field meanings: docs/engine-model.md, \"Efficiency factors\"."};
+  const std::vector<perfmodel::RepeatedPoint> repeats =
+      fs::exists(repeat) ? perfmodel::LoadRepeatedPoints(repeat) : std::vector<perfmodel::RepeatedPoint>{};
+  const perfmodel::CalibrationOutcome outcome =
+      perfmodel::Calibrate(calibrator, settings, o.skip_protocols, repeats,
+                           [](const std::string& line) { std::cerr << "calibrate: " << line << '\n'; });
+  if (!o.points_csv.empty()) WriteFileAtomic(o.points_csv, perfmodel::HeldOutCsv(calibrator, outcome));
+  if (!o.no_write) {
     fs::create_directories(out_dir);
-    WriteFileAtomic((fs::path(out_dir) / (profile.framework + "-" + profile.scope + ".yaml")).string(),
-                    engine::FormatCalibratedProfile(profile, comment));
+    for (const auto& [profile, summary] : outcome.profiles) {
+      WriteFileAtomic(
+          (fs::path(out_dir) / (profile.framework + "-" + profile.scope + ".yaml")).string(),
+          perfmodel::FormatCalibratedProfile(profile, perfmodel::ProfileComment(profile, summary, measured)));
+    }
   }
-  report << "\nWall time: " << std::chrono::duration<double>(Clock::now() - t0).count() << " s.\n";
-  if (!o.report.empty()) WriteFileAtomic(o.report, report.str());
-  std::cout << report.str();
+  const std::string report = perfmodel::CalibrationReport(calibrator, outcome, measured,
+                                                          std::chrono::duration<double>(Clock::now() - t0).count());
+  if (!o.report.empty()) WriteFileAtomic(o.report, report);
+  std::cout << report;
   return kExitOk;
 }
 
@@ -148,28 +85,10 @@ struct ServeFlags {
   long flush_interval_us = -1;
 };
 
-std::vector<int> ParseCpus(const std::string& text) {
-  std::vector<int> cpus;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      std::size_t used = 0;
-      const int cpu = std::stoi(item, &used);
-      if (used != item.size() || cpu < 0) throw std::invalid_argument(item);
-      cpus.push_back(cpu);
-    } catch (const std::exception&) {
-      throw InputError(
-          Diagnostic{SourceMark{}, "", "--cpus", "expected CPU numbers separated by commas, got '" + item + "'"});
-    }
-  }
-  return cpus;
-}
-
 int RunServe(const ServeFlags& flags) {
   engine::ServeOptions options = flags.serve;
   options.deployment = ResolveDeploymentFlags(flags.deployment);
-  options.cpus = ParseCpus(flags.cpus);
+  options.cpus = ParseCpuList("--cpus", flags.cpus);
   if (flags.flush_interval_us >= 0) options.flush_interval = std::chrono::microseconds(flags.flush_interval_us);
   // SIGINT and SIGTERM are taken by sigwait below: blocked before any thread starts, so every
   // event-loop thread inherits the mask and none of them is interrupted.
@@ -180,7 +99,7 @@ int RunServe(const ServeFlags& flags) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   engine::EngineServer server(std::move(options));
   server.Start();
-  const engine::Deployment& d = server.deployment();
+  const perfmodel::Deployment& d = server.deployment();
   const engine::ServeDescription& desc = server.description();
   std::cerr << "infermark engine: " << d.model.name << " " << d.precision.precision << " on " << d.tp << "x "
             << d.hardware.name << " (" << d.framework.name << "), max_model_len " << desc.max_model_len << ", KV "
@@ -240,7 +159,7 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
       "calibrate",
       "Fit the step-time model's efficiency factors to measured points, report held-out errors (model left out, "
       "GPU left out) against the noise floor, and write data/engine/calibrated/*.yaml");
-  cal->add_option("--measured", o->measured, "Measured points CSV (default: tests/fixtures/perf-2025-10/)");
+  cal->add_option("--measured", o->measured, "Measured points CSV (default: data/engine/measured/measured_points.csv)");
   cal->add_option("--repeat", o->repeat, "Repeat-run CSV for the noise floor");
   cal->add_option("--out", o->out_dir, "Folder for the profiles (default: data/engine/calibrated)");
   cal->add_option("--report", o->report, "Also write the report (markdown) to this file");

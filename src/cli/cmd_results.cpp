@@ -1,6 +1,5 @@
 // `infermark results process|ingest|list|show|export|compare`: InferenceX's result processing,
 // the results store and run comparison. All logic lives in src/results/.
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
+#include "core/host.hpp"
 #include "core/version.hpp"
 #include "results/compare.hpp"
 #include "results/csv_export.hpp"
@@ -68,12 +68,6 @@ std::string Fixed(double v, int digits) {
 std::string Pad(std::string s, std::size_t width) {
   s.append(s.size() < width ? width - s.size() : 1, ' ');
   return s;
-}
-
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
 }
 
 // --- process ---------------------------------------------------------------------------------

@@ -1,10 +1,55 @@
 #include "cli/cmd_run_flags.hpp"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "cli/project_paths.hpp"
+#include "core/exit_codes.hpp"
 
 namespace infermark::cli {
+namespace {
+
+std::string JoinArgv(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + (a.find(' ') == std::string::npos ? a : "'" + a + "'");
+  return out;
+}
+
+void PrintPlan(const runner::RowPlan& p) {
+  std::printf("%s\n  server: %s\n", p.result_filename.c_str(), JoinArgv(p.server.argv).c_str());
+  if (p.client) std::printf("  client: %s\n", JoinArgv(p.client->argv).c_str());
+  std::printf("  logs:   %s\n", p.log_dir.c_str());
+}
+
+void PrintSummary(const runner::SweepCommandSummary& s) {
+  const runner::SweepSummary& sweep = s.sweep;
+  std::printf("%-8s %8s  %s\n", "status", "seconds", "row");
+  for (const auto& r : sweep.rows) {
+    std::printf("%-8s %8.1f  %s\n", runner::StatusName(r.outcome.status), r.outcome.seconds, r.result_filename.c_str());
+    if (!r.outcome.reason.empty() && r.outcome.status != runner::RowStatus::kSkipped) {
+      std::printf("         reason: %s\n", r.outcome.reason.c_str());
+    }
+    for (const auto& w : r.outcome.warnings) {
+      std::printf("         warning: %s (%d lines; first: %s)\n", w.what.c_str(), w.count, w.first_line.c_str());
+    }
+  }
+  std::printf("%d run, %d skipped (complete), %d failed%s; results in %s\n", sweep.done, sweep.skipped, sweep.failed,
+              sweep.slurm ? " (slurm executor)" : "", s.result_dir.c_str());
+  if (sweep.stop_signal != 0) {
+    std::printf("stopped by signal %d; run the same command again to resume\n", sweep.stop_signal);
+  }
+  if (s.report) {
+    if (s.report->error.empty()) {
+      std::printf("stored in %s (run '%s'); report of %d points: %s\n", s.store.database.c_str(),
+                  s.store.run_key.c_str(), s.report->points, s.report->path.c_str());
+    } else {
+      std::printf("report not written: %s\n", s.report->error.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
 
 void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
   cmd->add_option("--config-files", o.config_files, "Master configs (default: the project's recipes/configs)");
@@ -32,14 +77,24 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
   cmd->add_option("--run-label", o.run_label, "Label of the stored run");
 }
 
-int RunSweepWithDefaults(runner::SweepCommandOptions o) {
-  if (o.matrix_file.empty()) {
-    if (o.config_files.empty()) o.config_files = ProjectMasterConfigs();
-    if (o.runner_config.empty()) {
-      o.runner_config = (std::filesystem::path(o.config_files.front()).parent_path() / "runners.yaml").string();
-    }
+void FillProjectDefaults(runner::SweepCommandOptions& o) {
+  if (!o.matrix_file.empty()) return;
+  if (o.config_files.empty()) o.config_files = ProjectMasterConfigs();
+  if (o.runner_config.empty()) {
+    o.runner_config = (std::filesystem::path(o.config_files.front()).parent_path() / "runners.yaml").string();
   }
-  return runner::RunSweepCommand(o);
+}
+
+int RunSweepWithDefaults(runner::SweepCommandOptions o) {
+  FillProjectDefaults(o);
+  const runner::SweepCommandSummary s = runner::RunSweepCommand(o);
+  if (o.dry_run) {
+    for (const auto& plan : s.dry_run) PrintPlan(plan);
+    return kExitOk;
+  }
+  PrintSummary(s);
+  if (s.sweep.stop_signal != 0) return kExitSignalBase + s.sweep.stop_signal;
+  return s.sweep.failed > 0 ? kExitRunFailed : kExitOk;
 }
 
 }  // namespace infermark::cli

@@ -11,7 +11,11 @@ namespace infermark::cli {
 /// Adds the site, output, executor and scaling flags to `cmd`.
 void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& options);
 
-/// Fills the project's defaults (catalog files) and runs the sweep.
+/// Fills the project's catalog files when rows come from config keys and none were given.
+void FillProjectDefaults(runner::SweepCommandOptions& options);
+
+/// Fills the project's defaults, runs the sweep, prints its summary (or the plans of a dry run)
+/// and returns the exit code: 0, 1 when a row failed, 128 + the signal that stopped it.
 int RunSweepWithDefaults(runner::SweepCommandOptions options);
 
 }  // namespace infermark::cli

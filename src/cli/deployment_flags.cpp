@@ -7,7 +7,7 @@
 namespace infermark::cli {
 
 void AddDeploymentFlags(CLI::App* cmd, DeploymentFlags& flags) {
-  engine::DeploymentOptions& d = flags.options;
+  perfmodel::DeploymentOptions& d = flags.options;
   cmd->add_option("--model", d.model, "Built-in model (name or HF id) or path to an HF config.json")->required();
   cmd->add_option("--hardware", d.hardware, "GPU: h100, h200, b200, b300, gb200, gb300, mi300x, mi325x, mi355x")
       ->required();
@@ -33,8 +33,8 @@ void AddDeploymentFlags(CLI::App* cmd, DeploymentFlags& flags) {
       "Use the framework's prior factors, not data/engine/calibrated/");
 }
 
-engine::DeploymentOptions ResolveDeploymentFlags(const DeploymentFlags& flags) {
-  engine::DeploymentOptions d = flags.options;
+perfmodel::DeploymentOptions ResolveDeploymentFlags(const DeploymentFlags& flags) {
+  perfmodel::DeploymentOptions d = flags.options;
   if (!flags.acceptance.empty()) {
     d.acceptance.clear();
     std::stringstream in(flags.acceptance);

@@ -5,22 +5,22 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "engine/deployment.hpp"
+#include "perfmodel/deployment.hpp"
 
 namespace infermark::cli {
 
 /// Flag values that need a step between CLI11 and DeploymentOptions.
 struct DeploymentFlags {
-  engine::DeploymentOptions options;   ///< Filled directly by most flags.
-  std::string acceptance;              ///< --acceptance as given.
-  bool no_prefix_caching = false;      ///< --no-enable-prefix-caching.
-  bool enable_prefix_caching = false;  ///< --enable-prefix-caching.
+  perfmodel::DeploymentOptions options;  ///< Filled directly by most flags.
+  std::string acceptance;                ///< --acceptance as given.
+  bool no_prefix_caching = false;        ///< --no-enable-prefix-caching.
+  bool enable_prefix_caching = false;    ///< --enable-prefix-caching.
 };
 
 /// Adds the deployment flags to `cmd`, writing into `flags` (which must outlive parsing).
 void AddDeploymentFlags(CLI::App* cmd, DeploymentFlags& flags);
 
 /// The options with the two-step flags applied; throws InputError for a bad --acceptance.
-engine::DeploymentOptions ResolveDeploymentFlags(const DeploymentFlags& flags);
+perfmodel::DeploymentOptions ResolveDeploymentFlags(const DeploymentFlags& flags);
 
 }  // namespace infermark::cli

@@ -57,9 +57,14 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << e.what() << '\n';
     return kExitBadInput;
-  } catch (const std::exception& e) {
+  } catch (const std::runtime_error& e) {
+    // Faults of the environment (a server that cannot be reached, a disk that cannot be written).
     std::cerr << "infermark: error: " << e.what() << '\n';
     return kExitRunFailed;
+  } catch (const std::exception& e) {
+    // Anything else is a bug (InternalError, a broken invariant, a JSON type error): never a verdict.
+    std::cerr << "infermark: internal error (please report it): " << e.what() << '\n';
+    return kExitInternal;
   }
   return result.exit_code;
 }

@@ -9,16 +9,19 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/clock.hpp"
 #include "core/diagnostic.hpp"
+#include "core/split_mix.hpp"
+#include "core/version.hpp"
 #include "engine/api_error.hpp"
-#include "engine/engine_data.hpp"
 #include "engine/openai_request.hpp"
-#include "engine/output_length.hpp"
 #include "engine/realtime_engine.hpp"
-#include "engine/step_time.hpp"
 #include "engine/token_vocabulary.hpp"
-#include "http/monotonic_clock.hpp"
 #include "http/server.hpp"
+#include "perfmodel/engine_data.hpp"
+#include "perfmodel/output_length.hpp"
+#include "perfmodel/step_time.hpp"
+#include "tokenizer/locate.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace infermark::engine {
@@ -36,13 +39,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
          });
 }
 
-std::uint64_t Mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // Hashes of the prompt's full blocks, each covering every token before its end (a chain), as
 // prefix caching keys blocks.
 std::vector<std::uint64_t> BlockHashes(const std::vector<std::uint32_t>& ids, int block_size) {
@@ -51,7 +47,8 @@ std::vector<std::uint64_t> BlockHashes(const std::vector<std::uint32_t>& ids, in
   const std::size_t full = ids.size() / static_cast<std::size_t>(block_size);
   hashes.reserve(full);
   for (std::size_t b = 0; b < full; ++b) {
-    for (std::size_t i = b * std::size_t(block_size); i < (b + 1) * std::size_t(block_size); ++i) h = Mix(h ^ ids[i]);
+    for (std::size_t i = b * std::size_t(block_size); i < (b + 1) * std::size_t(block_size); ++i)
+      h = SplitMix64(h ^ ids[i]);
     hashes.push_back(h);
   }
   return hashes;
@@ -59,10 +56,15 @@ std::vector<std::uint64_t> BlockHashes(const std::vector<std::uint32_t>& ids, in
 
 }  // namespace
 
-std::string ResolveTokenizerPath(const std::string& setting, const ModelSpec& model, const std::string& data_dir) {
+std::string ResolveTokenizerPath(const std::string& setting, const perfmodel::ModelSpec& model,
+                                 const std::string& data_dir) {
+  if (setting == "none") return setting;
   if (!setting.empty()) {
-    if (setting != "none" && !fs::exists(setting)) throw Bad("--tokenizer", "no such file or folder: " + setting);
-    return setting;
+    if (const auto found = tokenizer::Locate(setting)) return *found;
+    throw Bad("--tokenizer",
+              "'" + setting +
+                  "' is neither a tokenizer.json, a folder holding one, nor a model in the local Hugging "
+                  "Face cache");
   }
   if (model.tokenizer.empty())
     throw Bad("--tokenizer", "model '" + model.name +
@@ -73,8 +75,7 @@ std::string ResolveTokenizerPath(const std::string& setting, const ModelSpec& mo
   roots.push_back(fs::path(data_dir).parent_path().parent_path() / "tools/tokenizers/node_modules");
   roots.push_back(fs::current_path() / "tools/tokenizers/node_modules");
   for (const fs::path& root : roots) {
-    const fs::path dir = root / model.tokenizer / "models";
-    if (fs::exists(dir / "tokenizer.json")) return dir.string();
+    if (const auto found = tokenizer::Locate((root / model.tokenizer / "models").string())) return *found;
   }
   throw Bad("--tokenizer", "the tokenizer package " + model.tokenizer + " of model '" + model.name +
                                "' is not installed under tools/tokenizers/node_modules (run scripts/setup.sh), "
@@ -83,13 +84,13 @@ std::string ResolveTokenizerPath(const std::string& setting, const ModelSpec& mo
 
 struct EngineServer::Impl {
   ServeOptions options;
-  Deployment deployment;
-  std::unique_ptr<StepTimeModel> model;
+  perfmodel::Deployment deployment;
+  std::unique_ptr<perfmodel::StepTimeModel> model;
   std::optional<tokenizer::Tokenizer> tok;
   std::unique_ptr<TokenVocabulary> vocabulary;
   std::shared_ptr<EmissionLog> log;
   ServeDescription description;
-  std::string models_body;
+  nlohmann::ordered_json model_card;  // /v1/models' entry, completed with the live lateness
   std::atomic<std::uint64_t> arrivals{0};
   std::unique_ptr<http::Server> server;
   std::unique_ptr<RealtimeEngine> engine;
@@ -132,7 +133,7 @@ void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder 
     prompt_tokens = (std::int64_t(r.prompt_text.size()) + 3) / 4;
   }
   if (prompt_tokens < 1) return fail(ApiError{400, "the prompt is empty", "invalid_request_error", "prompt", ""});
-  const SchedulerConfig& sc = deployment.scheduler;
+  const perfmodel::SchedulerConfig& sc = deployment.scheduler;
   const std::int64_t max_len = sc.max_model_len;
   const std::int64_t max_tokens = r.max_tokens.value_or(std::max<std::int64_t>(max_len - prompt_tokens, 0));
   if (prompt_tokens + max_tokens > max_len || max_tokens < 1) {
@@ -153,7 +154,7 @@ void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder 
                          "invalid_request_error", "max_tokens", "context_length_exceeded"});
   }
   const std::uint64_t arrival = arrivals.fetch_add(1, std::memory_order_relaxed);
-  const std::uint64_t seed = r.seed ? Mix(*r.seed) : Mix(options.seed ^ Mix(arrival));
+  const std::uint64_t seed = r.seed ? SplitMix64(*r.seed) : SplitMix64(options.seed ^ SplitMix64(arrival));
   auto admitted = std::make_shared<AdmittedRequest>();
   AdmittedRequest& a = *admitted;
   a.endpoint = endpoint;
@@ -162,8 +163,8 @@ void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder 
   a.continuous_usage = r.continuous_usage;
   a.prompt_tokens = static_cast<int>(prompt_tokens);
   a.max_tokens = static_cast<int>(max_tokens);
-  a.output_tokens =
-      static_cast<int>(DrawOutputLength(seed, options.eos_mean_tokens, r.min_tokens, max_tokens, r.ignore_eos));
+  a.output_tokens = static_cast<int>(
+      perfmodel::DrawOutputLength(seed, options.eos_mean_tokens, r.min_tokens, max_tokens, r.ignore_eos));
   if (endpoint == Endpoint::kChat && deployment.model.reasoning && a.output_tokens >= 2) {
     const int share = static_cast<int>(double(a.output_tokens) * options.reasoning_fraction);
     a.reasoning_tokens = std::clamp(share, options.reasoning_fraction > 0 ? 1 : 0, a.output_tokens - 1);
@@ -184,9 +185,9 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   if (o.max_waiting < 0) throw Bad("--max-waiting", "must be 0 (no bound) or positive");
   if (!(o.reasoning_fraction >= 0 && o.reasoning_fraction <= 1)) throw Bad("--reasoning-fraction", "must be in [0, 1]");
   if (!(o.eos_mean_tokens >= 0)) throw Bad("--eos-mean-tokens", "must be 0 (no EOS) or positive");
-  const EngineData& data = DefaultEngineData();
-  m.deployment = ResolveDeployment(data, o.deployment);
-  m.model = std::make_unique<StepTimeModel>(m.deployment);
+  const perfmodel::EngineData& data = perfmodel::DefaultEngineData();
+  m.deployment = perfmodel::ResolveDeployment(data, o.deployment);
+  m.model = std::make_unique<perfmodel::StepTimeModel>(m.deployment);
   const std::string tokenizer_path = ResolveTokenizerPath(o.tokenizer, m.deployment.model, data.dir);
   if (tokenizer_path != "none") m.tok = tokenizer::Tokenizer::Load(tokenizer_path);
   m.vocabulary = std::make_unique<TokenVocabulary>(m.tok ? &*m.tok : nullptr);
@@ -233,10 +234,8 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   card["max_num_batched_tokens"] = m.deployment.scheduler.max_num_batched_tokens;
   card["kv_capacity_tokens"] = m.deployment.memory.kv_capacity_tokens;
   card["reasoning"] = m.deployment.model.reasoning;
-  nlohmann::ordered_json models;
-  models["object"] = "list";
-  models["data"] = nlohmann::ordered_json::array({card});
-  m.models_body = models.dump();
+  card["infermark_version"] = kVersion;
+  m.model_card = std::move(card);
 
   http::ServerOptions so;
   so.address = o.host;
@@ -259,34 +258,55 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
                                               std::move(ro));
 
   Impl* impl = impl_.get();
-  m.server->Route("POST", "/v1/completions", [impl](http::Request& request, http::Responder responder) {
-    impl->HandleGenerate(request, std::move(responder), Endpoint::kCompletions);
-  });
-  m.server->Route("POST", "/v1/chat/completions", [impl](http::Request& request, http::Responder responder) {
-    impl->HandleGenerate(request, std::move(responder), Endpoint::kChat);
-  });
-  m.server->Route("GET", "/v1/models", [impl](http::Request&, http::Responder responder) {
-    responder.Respond(200, "application/json", impl->models_body);
-  });
-  m.server->Route("GET", "/health", [](http::Request&, http::Responder responder) { responder.Respond(200, "", ""); });
-  m.server->Route("GET", "/metrics", [impl](http::Request&, http::Responder responder) {
-    auto shared = std::make_shared<http::Responder>(std::move(responder));
-    impl->server->loops().Post(0, [impl, shared] { impl->engine->RespondMetrics(std::move(*shared)); });
-  });
-  m.server->SetFallback([](http::Request& request, http::Responder responder) {
-    static const std::vector<std::pair<std::string_view, std::string_view>> kRoutes{{"/v1/completions", "POST"},
-                                                                                    {"/v1/chat/completions", "POST"},
-                                                                                    {"/v1/models", "GET"},
-                                                                                    {"/health", "GET"},
-                                                                                    {"/metrics", "GET"}};
+  // One table serves the routes and the fallback's 405 answers (which method a known path takes).
+  struct RouteEntry {
+    const char* method;
+    const char* path;
+    http::Handler handler;
+  };
+  const std::vector<RouteEntry> routes{
+      {"POST", "/v1/completions",
+       [impl](http::Request& request, http::Responder responder) {
+         impl->HandleGenerate(request, std::move(responder), Endpoint::kCompletions);
+       }},
+      {"POST", "/v1/chat/completions",
+       [impl](http::Request& request, http::Responder responder) {
+         impl->HandleGenerate(request, std::move(responder), Endpoint::kChat);
+       }},
+      // The card carries the engine's own lateness so far (read on the engine's loop, which owns it).
+      {"GET", "/v1/models",
+       [impl](http::Request&, http::Responder responder) {
+         auto shared = std::make_shared<http::Responder>(std::move(responder));
+         impl->server->loops().Post(0, [impl, shared] {
+           nlohmann::ordered_json live = impl->model_card;
+           live["step_lateness"] = nlohmann::ordered_json::parse(impl->engine->LatenessJson());
+           nlohmann::ordered_json models;
+           models["object"] = "list";
+           models["data"] = nlohmann::ordered_json::array({std::move(live)});
+           shared->Respond(200, "application/json", models.dump());
+         });
+       }},
+      {"GET", "/health", [](http::Request&, http::Responder responder) { responder.Respond(200, "", ""); }},
+      {"GET", "/metrics",
+       [impl](http::Request&, http::Responder responder) {
+         auto shared = std::make_shared<http::Responder>(std::move(responder));
+         impl->server->loops().Post(0, [impl, shared] { impl->engine->RespondMetrics(std::move(*shared)); });
+       }},
+  };
+  std::vector<std::pair<std::string, std::string>> known;  // path, method
+  for (const RouteEntry& r : routes) {
+    m.server->Route(r.method, r.path, r.handler);
+    known.emplace_back(r.path, r.method);
+  }
+  m.server->SetFallback([known](http::Request& request, http::Responder responder) {
     const std::string_view path = request.Path();
-    for (const auto& [known, method] : kRoutes) {
-      if (known != path) continue;
+    for (const auto& [route, method] : known) {
+      if (route != path) continue;
       http::Response r;
       r.status = 405;
       r.body = ErrorBody(ApiError{405, "method " + request.method + " is not allowed on " + std::string(path),
                                   "invalid_request_error", "", "method_not_allowed"});
-      r.headers.push_back({"Allow", std::string(method)});
+      r.headers.push_back({"Allow", method});
       responder.Respond(r);
       return;
     }
@@ -323,7 +343,7 @@ std::uint16_t EngineServer::port() const {
   return impl_->server->port();
 }
 
-const Deployment& EngineServer::deployment() const {
+const perfmodel::Deployment& EngineServer::deployment() const {
   return impl_->deployment;
 }
 

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "engine/deployment.hpp"
 #include "engine/serve_options.hpp"
 #include "http/event_loops.hpp"
+#include "perfmodel/deployment.hpp"
 
 namespace infermark::engine {
 
@@ -46,7 +46,7 @@ class EngineServer {
   /// The port listened on (after Start).
   [[nodiscard]] std::uint16_t port() const;
   /// The resolved deployment.
-  [[nodiscard]] const Deployment& deployment() const;
+  [[nodiscard]] const perfmodel::Deployment& deployment() const;
   /// What the server serves.
   [[nodiscard]] const ServeDescription& description() const;
   /// The server's event loops (the engine runs on loop 0).
@@ -59,7 +59,9 @@ class EngineServer {
 
 /// Resolves the tokenizer setting: "" picks the model's default package (searched under
 /// $INFERMARK_TOKENIZERS, then tools/tokenizers/node_modules above the data folder and the current
-/// directory), "none" stays "none", anything else is a path. Throws InputError when not found.
-std::string ResolveTokenizerPath(const std::string& setting, const ModelSpec& model, const std::string& data_dir);
+/// directory), "none" stays "none", anything else is found as tokenizer::Locate finds it (a file, a
+/// folder or a model in the local Hugging Face cache). Throws InputError when not found.
+std::string ResolveTokenizerPath(const std::string& setting, const perfmodel::ModelSpec& model,
+                                 const std::string& data_dir);
 
 }  // namespace infermark::engine

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "core/clock.hpp"
 #include "engine/api_error.hpp"
-#include "http/monotonic_clock.hpp"
 
 namespace infermark::engine {
 namespace {
@@ -53,7 +53,7 @@ struct RealtimeEngine::Stream {
   [[nodiscard]] const char* FinishReason() const { return output_tokens >= max_tokens ? "length" : "stop"; }
 };
 
-RealtimeEngine::RealtimeEngine(const SchedulerConfig& config, const StepTimeModel& model,
+RealtimeEngine::RealtimeEngine(const perfmodel::SchedulerConfig& config, const perfmodel::StepTimeModel& model,
                                const TokenVocabulary& vocabulary, http::EventLoops& loops, RealtimeOptions options)
     : config_(config),
       model_(model),
@@ -61,13 +61,13 @@ RealtimeEngine::RealtimeEngine(const SchedulerConfig& config, const StepTimeMode
       loops_(loops),
       options_(std::move(options)),
       scheduler_(config_, model_),
-      epoch_ns_(http::MonotonicNs()) {}
+      epoch_ns_(MonotonicNs()) {}
 
 RealtimeEngine::~RealtimeEngine() = default;
 
 std::int64_t RealtimeEngine::VirtualNow() const {
   if (options_.time_scale <= 0) return last_end_v_;
-  return static_cast<std::int64_t>(double(http::MonotonicNs() - epoch_ns_) * options_.time_scale);
+  return static_cast<std::int64_t>(double(MonotonicNs() - epoch_ns_) * options_.time_scale);
 }
 
 RealtimeEngine::Stream* RealtimeEngine::Find(std::uint64_t id) {
@@ -147,7 +147,7 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
     s.responder = std::move(request.responder);
     s.responder.OnClose(on_close);
   }
-  Request r;
+  perfmodel::Request r;
   r.id = s.id;
   r.prompt_tokens = s.prompt_tokens;
   r.max_tokens = s.output_tokens;
@@ -191,7 +191,12 @@ void RealtimeEngine::Turn() {
   }
   if (in_flight_) {
     in_flight_ = false;
-    now_ns_ = http::MonotonicNs();
+    now_ns_ = MonotonicNs();
+    // How late the loop ran this pass's end: a busy host, not the modelled GPU, is then setting
+    // the figures, and clients read it from /metrics to say so.
+    const double late = double(std::max<std::int64_t>(now_ns_ - due_ns_, 0)) * 1e-9;
+    metrics_.step_lateness.Observe(late);
+    metrics_.step_lateness_max = std::max(metrics_.step_lateness_max, late);
     step_model_ns_ = last_end_v_;
     scheduler_.Complete(*this);
   }
@@ -205,10 +210,14 @@ void RealtimeEngine::Turn() {
   }
   const std::int64_t vnow = VirtualNow();
   const auto slip = static_cast<std::int64_t>(double(kSlipNs) * options_.time_scale);
-  const std::int64_t start = continuous_ && vnow - last_end_v_ <= slip ? last_end_v_ : vnow;
-  const StepPlan plan = scheduler_.Plan(start, 1);
+  const bool slipped = continuous_ && vnow - last_end_v_ > slip;
+  if (slipped) {
+    ++metrics_.clock_slips;
+    metrics_.clock_slip_seconds += double(vnow - last_end_v_) / options_.time_scale * 1e-9;
+  }
+  const std::int64_t start = continuous_ && !slipped ? last_end_v_ : vnow;
+  const perfmodel::StepPlan plan = scheduler_.Plan(start, 1);
   if (plan.idle) {
-    scheduler_.Complete(*this);  // reports preemptions, if any
     busy_ = false;
     continuous_ = false;
     return;
@@ -216,22 +225,21 @@ void RealtimeEngine::Turn() {
   in_flight_ = true;
   continuous_ = true;
   last_end_v_ = plan.start + plan.duration;
-  const auto real = epoch_ns_ + static_cast<std::int64_t>(double(last_end_v_) / options_.time_scale);
-  loops_.RunAt(options_.engine_loop, AtNs(real), [this] { Turn(); });
+  due_ns_ = epoch_ns_ + static_cast<std::int64_t>(double(last_end_v_) / options_.time_scale);
+  loops_.RunAt(options_.engine_loop, AtNs(due_ns_), [this] { Turn(); });
 }
 
 void RealtimeEngine::MaxSpeedTurn() {
-  const std::int64_t deadline = http::MonotonicNs() + kMaxSpeedTurnNs;
+  const std::int64_t deadline = MonotonicNs() + kMaxSpeedTurnNs;
   for (int i = 0; i < kMaxSpeedStepsPerTurn; ++i) {
-    const StepPlan plan = scheduler_.Plan(last_end_v_, 1);
+    const perfmodel::StepPlan plan = scheduler_.Plan(last_end_v_, 1);
     if (plan.idle) {
-      scheduler_.Complete(*this);
       busy_ = false;
       return;
     }
     last_end_v_ = plan.start + plan.duration;
     step_model_ns_ = last_end_v_;
-    now_ns_ = http::MonotonicNs();
+    now_ns_ = MonotonicNs();
     scheduler_.Complete(*this);
     if (!aborts_.empty()) {
       scheduler_.Abort(aborts_);
@@ -375,7 +383,7 @@ void RealtimeEngine::RespondWhole(Stream& s) {
   s.responder.Respond(200, "application/json", body.dump());
 }
 
-void RealtimeEngine::OnChunk(const TokenEvent& event) {
+void RealtimeEngine::OnChunk(const perfmodel::TokenEvent& event) {
   Stream* sp = Find(event.id);
   if (!sp) return;
   Stream& s = *sp;
@@ -434,6 +442,17 @@ void RealtimeEngine::RespondMetrics(http::Responder responder) {
   g.kv_usage = total > 0 ? double(total - scheduler_.pool().Available()) / double(total) : 0.0;
   g.preemptions = scheduler_.stats().preemptions;
   responder.Respond(200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render(options_.model_name, g));
+}
+
+std::string RealtimeEngine::LatenessJson() const {
+  const Histogram& h = metrics_.step_lateness;
+  nlohmann::ordered_json j;
+  j["passes"] = h.count();
+  j["p99_ms"] = h.count() > 0 ? h.UpperBoundAt(99) * 1e3 : 0.0;
+  j["max_ms"] = metrics_.step_lateness_max * 1e3;
+  j["clock_slips"] = metrics_.clock_slips;
+  j["clock_slipped_ms"] = metrics_.clock_slip_seconds * 1e3;
+  return j.dump();
 }
 
 void RealtimeEngine::Shutdown() {

@@ -22,11 +22,11 @@
 
 #include "engine/emission_log.hpp"
 #include "engine/openai_request.hpp"
-#include "engine/scheduler.hpp"
 #include "engine/serve_metrics.hpp"
 #include "engine/token_vocabulary.hpp"
 #include "http/event_loops.hpp"
 #include "http/responder.hpp"
+#include "perfmodel/scheduler.hpp"
 
 namespace infermark::engine {
 
@@ -58,11 +58,11 @@ struct RealtimeOptions {
 };
 
 /// The driver. Every method except the constructor must run on the engine loop.
-class RealtimeEngine final : public EventSink {
+class RealtimeEngine final : public perfmodel::EventSink {
  public:
   /// `model`, `vocabulary` and `loops` must outlive the engine.
-  RealtimeEngine(const SchedulerConfig& config, const StepTimeModel& model, const TokenVocabulary& vocabulary,
-                 http::EventLoops& loops, RealtimeOptions options);
+  RealtimeEngine(const perfmodel::SchedulerConfig& config, const perfmodel::StepTimeModel& model,
+                 const TokenVocabulary& vocabulary, http::EventLoops& loops, RealtimeOptions options);
   ~RealtimeEngine() override;
 
   /// Takes a request: answers 429 when the queue is full, else starts its stream (streaming) and
@@ -70,10 +70,13 @@ class RealtimeEngine final : public EventSink {
   void Admit(AdmittedRequest request);
   /// Answers GET /metrics.
   void RespondMetrics(http::Responder responder);
+  /// How late passes have ended against the modelled schedule since start, as a JSON object
+  /// (`passes`, `p99_ms`, `max_ms`, `clock_slips`), for the model card.
+  [[nodiscard]] std::string LatenessJson() const;
   /// Ends every open stream (server shutdown).
   void Shutdown();
 
-  void OnChunk(const TokenEvent& event) override;
+  void OnChunk(const perfmodel::TokenEvent& event) override;
 
  private:
   struct Stream;
@@ -91,12 +94,12 @@ class RealtimeEngine final : public EventSink {
   void RespondWhole(Stream& s);
   void AppendUsage(std::string& out, const Stream& s) const;
 
-  SchedulerConfig config_;
-  const StepTimeModel& model_;
+  perfmodel::SchedulerConfig config_;
+  const perfmodel::StepTimeModel& model_;
   const TokenVocabulary& vocabulary_;
   http::EventLoops& loops_;
   RealtimeOptions options_;
-  Scheduler scheduler_;
+  perfmodel::Scheduler scheduler_;
   ServeMetrics metrics_;
   std::vector<std::unique_ptr<Stream>> slots_;
   std::vector<std::uint32_t> free_slots_;
@@ -108,6 +111,7 @@ class RealtimeEngine final : public EventSink {
   std::int64_t last_end_v_ = 0;     // virtual end of the last pass
   std::int64_t step_model_ns_ = 0;  // virtual end of the pass being completed
   std::int64_t now_ns_ = 0;         // real time the current pass completes
+  std::int64_t due_ns_ = 0;         // real time the pass in flight is due to end
   bool busy_ = false;               // a turn is scheduled or a pass is in flight
   bool in_flight_ = false;          // a pass was planned and awaits Complete
   bool continuous_ = false;         // the next pass follows the last one back to back

@@ -1,7 +1,9 @@
 #include "engine/serve_metrics.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace infermark::engine {
 namespace {
@@ -67,13 +69,28 @@ void Histogram::Render(std::string& out, const std::string& name, const std::str
   out += name + "_count{" + labels + "} " + std::to_string(count_) + '\n';
 }
 
+double Histogram::UpperBoundAt(double p) const {
+  if (count_ == 0) return 0;
+  // The rank of the percentile's observation, counted from 1.
+  const auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * double(count_)));
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < bounds_.size(); ++i) {
+    cumulative += counts_[i];
+    if (cumulative >= std::max<std::uint64_t>(rank, 1)) return bounds_[i];
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
 // vLLM's bucket bounds for these histograms.
 ServeMetrics::ServeMetrics()
     : ttft({0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25,  0.5,   0.75,
             1.0,   2.5,   5.0,  7.5,  10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0}),
       tpot({0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}),
       e2e({0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,   5.0,   10.0,   15.0,  20.0,
-           30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0}) {}
+           30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0}),
+      // 1-2-5 steps from 10 µs to 10 s, so that the verdict's 1 ms bound is a bucket edge.
+      step_lateness({0.00001, 0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2,
+                     0.5, 1.0, 2.0, 5.0, 10.0}) {}
 
 std::string ServeMetrics::Render(const std::string& model_name, const SchedulerGauges& g) const {
   const std::string labels = "model_name=\"" + LabelValue(model_name) + "\"";
@@ -112,6 +129,18 @@ std::string ServeMetrics::Render(const std::string& model_name, const SchedulerG
       "# HELP vllm:e2e_request_latency_seconds Histogram of end to end request latency in seconds.\n"
       "# TYPE vllm:e2e_request_latency_seconds histogram\n";
   e2e.Render(out, "vllm:e2e_request_latency_seconds", labels);
+  out +=
+      "# HELP infermark:step_lateness_seconds How late each forward pass ended against the modelled schedule, in "
+      "real seconds.\n"
+      "# TYPE infermark:step_lateness_seconds histogram\n";
+  step_lateness.Render(out, "infermark:step_lateness_seconds", labels);
+  Metric(out, "infermark:step_lateness_max_seconds", "gauge", "The latest a pass has ended, in real seconds.", labels,
+         step_lateness_max);
+  Metric(out, "infermark:clock_slips_total", "counter",
+         "Times the engine fell more than 5 ms behind and restarted its schedule from now.", labels,
+         double(clock_slips));
+  Metric(out, "infermark:clock_slip_seconds_total", "counter", "Real time lost to clock slips.", labels,
+         clock_slip_seconds);
   return out;
 }
 

@@ -20,6 +20,11 @@ class Histogram {
   void Observe(double value);
   /// Appends `name_bucket{labels,le=…}`, `name_sum` and `name_count` lines.
   void Render(std::string& out, const std::string& name, const std::string& labels) const;
+  /// Observations so far.
+  [[nodiscard]] std::uint64_t count() const { return count_; }
+  /// The upper bound of the bucket holding the `p`-th percentile observation (p in (0, 100]);
+  /// +infinity past the last bound, 0 when empty.
+  [[nodiscard]] double UpperBoundAt(double p) const;
 
  private:
   std::vector<double> bounds_;
@@ -48,6 +53,12 @@ struct ServeMetrics {
   Histogram ttft;                       ///< vllm:time_to_first_token_seconds.
   Histogram tpot;                       ///< vllm:time_per_output_token_seconds.
   Histogram e2e;                        ///< vllm:e2e_request_latency_seconds.
+  /// infermark:step_lateness_seconds: how late each pass ended against the modelled schedule, in
+  /// real seconds (real-time serving only; at max speed there is no schedule to be late for).
+  Histogram step_lateness;
+  double step_lateness_max = 0;   ///< infermark:step_lateness_max_seconds (since start).
+  std::uint64_t clock_slips = 0;  ///< infermark:clock_slips_total: the schedule restarted from now.
+  double clock_slip_seconds = 0;  ///< infermark:clock_slip_seconds_total: real time lost to slips.
 
   /// The Prometheus text exposition for model `model_name`.
   [[nodiscard]] std::string Render(const std::string& model_name, const SchedulerGauges& gauges) const;

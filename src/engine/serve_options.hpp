@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/deployment.hpp"
+#include "perfmodel/deployment.hpp"
 
 namespace infermark::engine {
 
 /// Everything `engine serve` needs.
 struct ServeOptions {
-  DeploymentOptions deployment;   ///< The modelled deployment (model, GPU, parallelism, scheduler).
-  std::string served_model_name;  ///< Name in responses and /v1/models (default: --model as given).
+  perfmodel::DeploymentOptions deployment;  ///< The modelled deployment (model, GPU, parallelism, scheduler).
+  std::string served_model_name;            ///< Name in responses and /v1/models (default: --model as given).
   /// Prompt tokenizer: a tokenizer.json or a folder holding one; empty: the model's default package
   /// from tools/tokenizers/node_modules; "none": no tokenizer (a prompt counts one token per 4 bytes).
   std::string tokenizer;

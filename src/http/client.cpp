@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <future>
 
+#include "core/clock.hpp"
 #include "http/detail/asio.hpp"
 #include "http/detail/client_connection.hpp"
 #include "http/detail/client_shared.hpp"
 #include "http/detail/event_loops_access.hpp"
 #include "http/fd_limit.hpp"
-#include "http/monotonic_clock.hpp"
 
 namespace infermark::http {
 

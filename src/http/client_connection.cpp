@@ -8,8 +8,8 @@
 #include <exception>
 #include <limits>
 
+#include "core/clock.hpp"
 #include "http/detail/client_shared.hpp"
-#include "http/monotonic_clock.hpp"
 
 namespace infermark::http::detail {
 

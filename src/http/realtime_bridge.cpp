@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "http/monotonic_clock.hpp"
+#include "core/clock.hpp"
 
 namespace infermark::http {
 

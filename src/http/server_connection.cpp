@@ -5,9 +5,9 @@
 #include <boost/beast/http/string_body.hpp>
 #include <exception>
 
+#include "core/clock.hpp"
 #include "http/detail/responder_access.hpp"
 #include "http/detail/server_shared.hpp"
-#include "http/monotonic_clock.hpp"
 
 namespace infermark::http::detail {
 

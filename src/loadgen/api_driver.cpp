@@ -159,6 +159,18 @@ std::optional<Api> ApiOfBackend(std::string_view backend) {
   return std::nullopt;
 }
 
+std::string DefaultEndpoint(Api api) {
+  switch (api) {
+    case Api::kChatCompletions:
+      return "/v1/chat/completions";
+    case Api::kTrtLlm:
+      return "/v2/models/ensemble/generate_stream";
+    case Api::kCompletions:
+      break;
+  }
+  return "/v1/completions";
+}
+
 std::string BuildRequestBody(Api api, const BodyOptions& o, const Prompt& prompt) {
   nlohmann::ordered_json body;
   const auto stream_options = [&o] {
@@ -211,22 +223,26 @@ std::string BuildRequestBody(Api api, const BodyOptions& o, const Prompt& prompt
 
 struct StreamRecorder::Impl {
   Api api;
-  metrics::RequestRecord& record;
-  bool keep_text;
+  RequestTracker& tracker;
   http::SseParser sse{};
   int status = 0;
   bool malformed = false;
   std::string malformed_reason{};
   bool error_event = false;
   std::string error_text{};
-  bool chunk_usage_consistent = true;
+  bool id_seen = false;
   std::int64_t last_ns = 0;
+  std::string answer{};  // the current event's answer text, when the tracker keeps text
 
   void OnEvent(const http::SseEvent& event, std::int64_t t) {
     if (malformed || event.data.empty() || event.IsDone()) return;
     EventFacts facts;
-    std::string* text = keep_text ? &record.generated_text : nullptr;
-    if (!ParseEvent(event.data, api, text, record.response_id.empty(), facts)) {
+    std::string* text = nullptr;
+    if (tracker.keeps_text()) {
+      answer.clear();
+      text = &answer;
+    }
+    if (!ParseEvent(event.data, api, text, !id_seen, facts)) {
       malformed = true;
       malformed_reason = "an SSE event is not a JSON object: " + std::string(event.data.substr(0, 200));
       return;
@@ -235,36 +251,33 @@ struct StreamRecorder::Impl {
       error_event = true;
       error_text = facts.error.substr(0, 500);
     }
-    if (record.response_id.empty() && !facts.id.empty()) record.response_id.assign(facts.id);
-    if (facts.has_choices) {
-      if (record.first_chunk_ns == 0) record.first_chunk_ns = t;
-      if (facts.has_text && record.first_text_ns == 0) record.first_text_ns = t;
-      record.chunk_ns.push_back(t);
-      record.end_ns = t;
-      if (facts.completion_tokens >= 0 && chunk_usage_consistent) {
-        record.chunk_tokens.push_back(static_cast<std::uint32_t>(facts.completion_tokens));
-      } else {
-        chunk_usage_consistent = false;
-      }
-    } else if (api == Api::kChatCompletions) {
-      // The reference's chat handler moves its latency end on every data event, usage included.
-      record.end_ns = t;
+    if (!id_seen && !facts.id.empty()) {
+      tracker.ResponseId(facts.id);
+      id_seen = true;
     }
+    Chunk chunk;
+    chunk.at_ns = t;
+    chunk.choice = facts.has_choices;
+    // The reference's chat handler moves its latency end on every data event, usage included.
+    chunk.moves_end = api == Api::kChatCompletions;
+    chunk.text = facts.has_text;
+    if (facts.completion_tokens >= 0) chunk.tokens_so_far = static_cast<std::uint32_t>(facts.completion_tokens);
+    if (text != nullptr) chunk.answer = answer;
+    tracker.OnChunk(chunk);
     if (facts.has_usage) {
-      if (facts.completion_tokens >= 0) record.server_output_tokens = facts.completion_tokens;
-      if (facts.prompt_tokens >= 0) record.server_prompt_tokens = facts.prompt_tokens;
+      tracker.Usage(facts.prompt_tokens >= 0 ? std::optional<std::int64_t>(facts.prompt_tokens) : std::nullopt,
+                    facts.completion_tokens >= 0 ? std::optional<std::int64_t>(facts.completion_tokens) : std::nullopt);
     }
   }
 };
 
-StreamRecorder::StreamRecorder(Api api, metrics::RequestRecord& record, bool keep_text)
-    : impl_(std::make_unique<Impl>(Impl{api, record, keep_text})) {}
+StreamRecorder::StreamRecorder(Api api, RequestTracker& tracker) : impl_(std::make_unique<Impl>(Impl{api, tracker})) {}
 
 StreamRecorder::~StreamRecorder() = default;
 
 void StreamRecorder::OnHead(const http::ResponseHead& head) {
   impl_->status = head.status;
-  impl_->record.http_status = head.status;
+  impl_->tracker.Status(head.status);
 }
 
 void StreamRecorder::OnBody(std::string_view data, std::int64_t received_ns) {
@@ -280,16 +293,15 @@ void StreamRecorder::OnBody(std::string_view data, std::int64_t received_ns) {
 
 void StreamRecorder::Finish(const http::ClientResult& result) {
   Impl& impl = *impl_;
-  metrics::RequestRecord& r = impl.record;
-  r.sent_ns = result.sent_ns;
-  r.done_ns = result.done_ns;
-  r.http_status = result.status;
+  RequestTracker& tracker = impl.tracker;
+  if (result.sent_ns != 0) tracker.Sent(result.sent_ns);
+  tracker.Status(result.status);
   const bool framing_ok = impl.sse.Finish();
-  if (!impl.chunk_usage_consistent || r.chunk_tokens.size() != r.chunk_ns.size()) r.chunk_tokens.clear();
-  auto fail = [&r](std::string kind, std::string why) {
-    r.success = false;
-    r.error_kind = std::move(kind);
-    r.error = std::move(why);
+  RequestEnd end;
+  end.done_ns = result.done_ns;
+  auto fail = [&end](std::string kind, std::string why) {
+    end.error_kind = std::move(kind);
+    end.error = std::move(why);
   };
   if (!result.ok()) {
     fail(std::string(http::ErrorKindName(result.error)), result.message);
@@ -304,13 +316,8 @@ void StreamRecorder::Finish(const http::ClientResult& result) {
     fail("malformed_sse", "an SSE event outgrew the parser's limit");
   } else if (!framing_ok) {
     fail("truncated_sse", "the stream ended inside an SSE event");
-  } else if (r.first_chunk_ns == 0) {
-    fail("no_chunks", "Never received a valid chunk to calculate TTFT.");
-  } else {
-    r.success = true;
-    r.error_kind.clear();
-    r.error.clear();
   }
+  tracker.Done(end);
 }
 
 }  // namespace infermark::loadgen

@@ -1,7 +1,8 @@
-// The serving APIs the load generator speaks: how a request body is built and how its streamed
-// response is turned into a RequestRecord, with the reference client's rules for what starts and
-// ends the clock per backend. Parsing runs on the event loop as bytes arrive (simdjson on demand),
-// keeps nothing but the record, and never throws: a bad stream is a failed request with a reason.
+// The serving APIs the load generator speaks over HTTP: how a request body is built and how its
+// streamed response is read into a RequestTracker's chunks, with the reference client's rules for
+// which events carry a choice per backend. Parsing runs on the event loop as bytes arrive
+// (simdjson), keeps nothing but what the tracker records, and never throws: a bad stream is a
+// failed request with a reason.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 
 #include "http/client_request.hpp"
 #include "loadgen/dataset.hpp"
-#include "metrics/request_record.hpp"
+#include "loadgen/request_tracker.hpp"
 
 namespace infermark::loadgen {
 
@@ -25,6 +26,9 @@ enum class Api {
 
 /// The API of a --backend name; nullopt for a backend that cannot be driven.
 std::optional<Api> ApiOfBackend(std::string_view backend);
+
+/// The path a backend posts to when --endpoint is not given.
+std::string DefaultEndpoint(Api api);
 
 /// What every request body carries besides the prompt.
 struct BodyOptions {
@@ -39,13 +43,13 @@ struct BodyOptions {
 /// The JSON body of one request.
 std::string BuildRequestBody(Api api, const BodyOptions& options, const Prompt& prompt);
 
-/// Turns one streamed response into its record. Feed it the response head and body as they
+/// Reads one streamed response into its tracker. Feed it the response head and body as they
 /// arrive, then Finish with how the request ended.
 class StreamRecorder {
  public:
-  /// Records into `record` (which must outlive this); `keep_text` keeps the generated text (for
-  /// the client's own token count and --save-detailed).
-  StreamRecorder(Api api, metrics::RequestRecord& record, bool keep_text);
+  /// Reports to `tracker` (which must outlive this); the answer's text is passed on when the
+  /// tracker keeps text (for the client's own token count and --save-detailed).
+  StreamRecorder(Api api, RequestTracker& tracker);
   ~StreamRecorder();
   StreamRecorder(const StreamRecorder&) = delete;
   StreamRecorder& operator=(const StreamRecorder&) = delete;
@@ -54,7 +58,7 @@ class StreamRecorder {
   void OnHead(const http::ResponseHead& head);
   /// Body bytes that arrived at `received_ns` (taken at the socket read, before parsing).
   void OnBody(std::string_view data, std::int64_t received_ns);
-  /// The request ended; decides success and the failure reason.
+  /// The request ended; decides the failure reason, if any, and closes the tracker.
   void Finish(const http::ClientResult& result);
 
  private:

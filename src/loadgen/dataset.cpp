@@ -37,18 +37,47 @@ bool FixLength(const tokenizer::Tokenizer& tok, Prompt& prompt, std::size_t targ
   throw InputError(Diagnostic{SourceMark{path, line, 0}, "", field, rule});
 }
 
+// The reference's draws from the global generator, in its order.
+struct RandomDraws {
+  std::vector<std::int64_t> prefix, input_lens, output_lens, offsets;
+};
+
+RandomDraws Draw(const RandomDatasetOptions& o, std::int64_t vocab, NumpyRandomState& global) {
+  RandomDraws d;
+  const auto n = o.num_prompts;
+  d.prefix = global.RandInt(0, vocab, static_cast<std::size_t>(o.prefix_len));
+  // int(L * ratio) truncates toward zero, as Python's int() does.
+  const auto input_low = static_cast<std::int64_t>(static_cast<double>(o.input_len) * o.range_ratio);
+  const auto output_low = static_cast<std::int64_t>(static_cast<double>(o.output_len) * o.range_ratio);
+  d.input_lens = global.RandInt(input_low, o.input_len + 1, n);
+  d.output_lens = global.RandInt(output_low, o.output_len + 1, n);
+  d.offsets = global.RandInt(0, vocab, n);
+  return d;
+}
+
 }  // namespace
+
+Dataset BuildRandomLengths(const RandomDatasetOptions& o, std::int64_t vocab_size, NumpyRandomState& global) {
+  const RandomDraws d = Draw(o, vocab_size, global);
+  Dataset dataset;
+  dataset.prompts.resize(o.num_prompts);
+  for (std::size_t i = 0; i < o.num_prompts; ++i) {
+    Prompt& p = dataset.prompts[i];
+    p.target_len = o.prefix_len + d.input_lens[i];
+    p.prompt_len = p.target_len;
+    p.output_len = d.output_lens[i];
+  }
+  return dataset;
+}
 
 Dataset BuildRandomDataset(const tokenizer::Tokenizer& tok, const RandomDatasetOptions& o, NumpyRandomState& global) {
   const auto vocab = static_cast<std::int64_t>(tok.ModelVocabSize());
   const auto n = o.num_prompts;
-  const std::vector<std::int64_t> prefix = global.RandInt(0, vocab, static_cast<std::size_t>(o.prefix_len));
-  // int(L * ratio) truncates toward zero, as Python's int() does.
-  const auto input_low = static_cast<std::int64_t>(static_cast<double>(o.input_len) * o.range_ratio);
-  const auto output_low = static_cast<std::int64_t>(static_cast<double>(o.output_len) * o.range_ratio);
-  const std::vector<std::int64_t> input_lens = global.RandInt(input_low, o.input_len + 1, n);
-  const std::vector<std::int64_t> output_lens = global.RandInt(output_low, o.output_len + 1, n);
-  const std::vector<std::int64_t> offsets = global.RandInt(0, vocab, n);
+  const RandomDraws d = Draw(o, vocab, global);
+  const std::vector<std::int64_t>& prefix = d.prefix;
+  const std::vector<std::int64_t>& input_lens = d.input_lens;
+  const std::vector<std::int64_t>& output_lens = d.output_lens;
+  const std::vector<std::int64_t>& offsets = d.offsets;
   const std::array<std::uint32_t, 4> seed = global.FirstStateWords();
   NumpyRandomState local(seed);
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "loadgen/numpy_random.hpp"
+#include "core/numpy_random.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace infermark::loadgen {
@@ -44,6 +44,12 @@ struct Dataset {
 /// the reference does; `global` is left where the reference leaves it (the schedule draws next).
 Dataset BuildRandomDataset(const tokenizer::Tokenizer& tokenizer, const RandomDatasetOptions& options,
                            NumpyRandomState& global);
+
+/// The random dataset's lengths without its text, for targets that need token counts only: the
+/// same draws from `global` as BuildRandomDataset (prefix ids, lengths, offsets; `vocab_size` is
+/// the range of the id draws), so `global` is left where the reference leaves it. Each prompt is
+/// exactly its drawn length (the prefix included); no special tokens are added.
+Dataset BuildRandomLengths(const RandomDatasetOptions& options, std::int64_t vocab_size, NumpyRandomState& global);
 
 /// Reads `path`: one JSON object per line with `prompt` (text) or `messages` (a chat array of
 /// {role, content}) and an optional integer `output_len` (else `default_output_len`). Blank lines

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "loadgen/numpy_random.hpp"
+#include "core/numpy_random.hpp"
 
 namespace infermark::loadgen {
 

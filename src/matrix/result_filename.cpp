@@ -1,8 +1,8 @@
 #include "matrix/result_filename.hpp"
 
-#include <unistd.h>
-
 #include <stdexcept>
+
+#include "core/host.hpp"
 
 namespace infermark::matrix {
 namespace {
@@ -70,9 +70,7 @@ std::string ResultFilename(const Json& row, const std::string& runner_name) {
 }
 
 std::string DefaultRunnerName() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "localhost";
-  return host;
+  return HostName();
 }
 
 }  // namespace infermark::matrix

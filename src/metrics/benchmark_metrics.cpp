@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "metrics/numpy_stats.hpp"
+#include "core/internal_error.hpp"
+#include "core/numpy_stats.hpp"
 
 namespace infermark::metrics {
 namespace {
@@ -43,8 +44,8 @@ BenchmarkMetrics ComputeMetrics(std::span<const RequestRecord> records, double d
       opening_lag, per_chunk;
   for (const RequestRecord& r : records) {
     m.input_lens.push_back(r.prompt_tokens);
-    if (r.sent_ns != 0 && r.intended_ns != 0) {
-      (r.opening_wave ? opening_lag : send_lag).push_back(Seconds(r.sent_ns - r.intended_ns));
+    if (r.sent_ns && r.intended_ns) {
+      (r.opening_wave ? opening_lag : send_lag).push_back(Seconds(*r.sent_ns - *r.intended_ns));
     }
     if (!r.success) {
       m.output_lens.push_back(0);
@@ -55,10 +56,11 @@ BenchmarkMetrics ComputeMetrics(std::span<const RequestRecord> records, double d
     // The reference's RequestFuncOutput.output_tokens defaults to 0, so a server that sends no usage
     // yields 0 output tokens; the client's own count is reported beside it, never substituted.
     const std::int64_t output_len = r.server_output_tokens.value_or(0);
+    INFERMARK_CHECK(r.sent_ns && r.first_chunk_ns && r.end_ns, "a successful request was sent and received a chunk");
     m.output_lens.push_back(output_len);
     m.total_input += r.prompt_tokens;
-    const double ttft = Seconds(r.first_chunk_ns - r.sent_ns);
-    const double latency = Seconds(r.end_ns - r.sent_ns);
+    const double ttft = Seconds(*r.first_chunk_ns - *r.sent_ns);
+    const double latency = Seconds(*r.end_ns - *r.sent_ns);
     double tpot = 0.0;
     if (output_len > 1) {
       tpot = (latency - ttft) / static_cast<double>(output_len - 1);
@@ -70,10 +72,10 @@ BenchmarkMetrics ComputeMetrics(std::span<const RequestRecord> records, double d
     e2els.push_back(latency);
     ++m.completed;
 
-    if (r.first_text_ns != 0) first_text.push_back(Seconds(r.first_text_ns - r.sent_ns));
-    if (r.intended_ns != 0) {
-      intended_ttft.push_back(Seconds(r.first_chunk_ns - r.intended_ns));
-      intended_e2el.push_back(Seconds(r.end_ns - r.intended_ns));
+    if (r.first_text_ns) first_text.push_back(Seconds(*r.first_text_ns - *r.sent_ns));
+    if (r.intended_ns) {
+      intended_ttft.push_back(Seconds(*r.first_chunk_ns - *r.intended_ns));
+      intended_e2el.push_back(Seconds(*r.end_ns - *r.intended_ns));
     }
     m.chunks += r.chunk_ns.size();
     if (!r.chunk_tokens.empty()) {

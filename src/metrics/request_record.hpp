@@ -11,20 +11,23 @@
 
 namespace infermark::metrics {
 
-/// One request's timeline and outcome. Times are nanoseconds on one monotonic clock.
+/// One request's timeline and outcome. Times are nanoseconds on the run's clock (the monotonic
+/// clock for a measured run, the virtual clock from 0 for a predicted one); an empty time means
+/// the moment never came.
 struct RequestRecord {
-  std::size_t index = 0;         ///< Position in the dataset (0-based).
-  std::int64_t intended_ns = 0;  ///< When the schedule wanted it sent (open loop) or its slot freed (closed loop).
-  std::int64_t sent_ns = 0;      ///< Just before the request was written (the reference's start time); 0: never sent.
+  std::size_t index = 0;  ///< Position in the dataset (0-based).
+  std::optional<std::int64_t>
+      intended_ns;                      ///< When the schedule wanted it sent (open loop) or its slot freed (closed).
+  std::optional<std::int64_t> sent_ns;  ///< Just before the request was written (the reference's start time).
   /// Part of the opening wave: due at the very start, before any slot had freed (closed loop, or an
   /// open loop with an infinite rate). Its send lag measures how long the client takes to put a
   /// whole wave on the wire, not whether it keeps up, so it is reported apart.
   bool opening_wave = false;
-  std::int64_t first_chunk_ns = 0;  ///< First chunk with `choices`, even an empty one (TTFT end); 0: none.
-  std::int64_t first_text_ns = 0;   ///< First chunk carrying content or reasoning text; 0: none.
-  std::int64_t end_ns = 0;          ///< The reference's latency end: the last choice chunk (completions) or the last
-                                    ///< data event (chat); 0: none.
-  std::int64_t done_ns = 0;         ///< When the response ended or failed.
+  std::optional<std::int64_t> first_chunk_ns;  ///< First chunk with `choices`, even an empty one (TTFT end).
+  std::optional<std::int64_t> first_text_ns;   ///< First chunk carrying content or reasoning text.
+  /// The reference's latency end: the last choice chunk (completions) or the last data event (chat).
+  std::optional<std::int64_t> end_ns;
+  std::optional<std::int64_t> done_ns;  ///< When the response ended or failed.
   /// Arrival time of every chunk with `choices`, in order (ITL is their successive differences).
   std::vector<std::int64_t> chunk_ns{};
   /// Output tokens the server had produced as of each such chunk (`continuous_usage_stats`), one per
@@ -41,7 +44,7 @@ struct RequestRecord {
   std::optional<std::int64_t> server_output_tokens;  ///< usage.completion_tokens, when reported.
   std::optional<std::int64_t> client_output_tokens;  ///< The client's own count (re-encoded text), when counted.
   std::string response_id{};     ///< The server's `id` of the response's chunks (joins with server logs).
-  std::string generated_text{};                      ///< Streamed text (content, then reasoning not included).
+  std::string generated_text{};  ///< Streamed text (content, then reasoning not included).
 };
 
 }  // namespace infermark::metrics

@@ -12,6 +12,10 @@ double Seconds(std::int64_t ns) {
   return static_cast<double>(ns) / 1e9;
 }
 
+Json OrNull(const std::optional<std::int64_t>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
 const MetricSummary* CompatibleSummary(const BenchmarkMetrics& m, const std::string& name) {
   if (name == "ttft") return &m.ttft;
   if (name == "tpot") return &m.tpot;
@@ -80,7 +84,7 @@ Json BuildResultJson(const ResultHeader& h, const BenchmarkMetrics& m, std::span
   if (h.detailed) {
     Json ttfts = Json::array(), itls = Json::array(), texts = Json::array(), errors = Json::array();
     for (const RequestRecord& r : records) {
-      ttfts.push_back(r.first_chunk_ns != 0 ? Seconds(r.first_chunk_ns - r.sent_ns) : 0.0);
+      ttfts.push_back(r.first_chunk_ns && r.sent_ns ? Seconds(*r.first_chunk_ns - *r.sent_ns) : 0.0);
       Json gaps = Json::array();
       for (std::size_t i = 1; i < r.chunk_ns.size(); ++i) gaps.push_back(Seconds(r.chunk_ns[i] - r.chunk_ns[i - 1]));
       itls.push_back(std::move(gaps));
@@ -142,19 +146,19 @@ Json RequestRecordJson(const RequestRecord& r) {
   j["error_kind"] = r.error_kind;
   j["error"] = r.error;
   j["http_status"] = r.http_status;
-  j["intended_ns"] = r.intended_ns;
-  j["sent_ns"] = r.sent_ns;
-  j["first_chunk_ns"] = r.first_chunk_ns;
-  j["first_text_ns"] = r.first_text_ns;
-  j["end_ns"] = r.end_ns;
-  j["done_ns"] = r.done_ns;
+  j["intended_ns"] = OrNull(r.intended_ns);
+  j["sent_ns"] = OrNull(r.sent_ns);
+  j["first_chunk_ns"] = OrNull(r.first_chunk_ns);
+  j["first_text_ns"] = OrNull(r.first_text_ns);
+  j["end_ns"] = OrNull(r.end_ns);
+  j["done_ns"] = OrNull(r.done_ns);
   j["chunk_ns"] = r.chunk_ns;
   j["chunk_tokens"] = r.chunk_tokens;
   j["prompt_tokens"] = r.prompt_tokens;
   j["expected_output_tokens"] = r.expected_output_tokens;
-  j["server_prompt_tokens"] = r.server_prompt_tokens ? Json(*r.server_prompt_tokens) : Json(nullptr);
-  j["server_output_tokens"] = r.server_output_tokens ? Json(*r.server_output_tokens) : Json(nullptr);
-  j["client_output_tokens"] = r.client_output_tokens ? Json(*r.client_output_tokens) : Json(nullptr);
+  j["server_prompt_tokens"] = OrNull(r.server_prompt_tokens);
+  j["server_output_tokens"] = OrNull(r.server_output_tokens);
+  j["client_output_tokens"] = OrNull(r.client_output_tokens);
   return j;
 }
 

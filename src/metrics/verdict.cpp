@@ -26,7 +26,7 @@ double PercentileOf(const MetricSummary& s, double p) {
 }  // namespace
 
 Verdict Judge(const BenchmarkMetrics& metrics, std::size_t attempted, const ClientSelfCheck& self, bool complete,
-              const VerdictLimits& limits) {
+              const VerdictLimits& limits, const EngineSelfCheck* engine) {
   Verdict v;
   auto fail = [&v](std::string reason) {
     v.valid = false;
@@ -55,6 +55,12 @@ Verdict Judge(const BenchmarkMetrics& metrics, std::size_t attempted, const Clie
   if (self.loop_lag_p99_ms > limits.max_loop_lag_p99_ms) {
     fail(Format("client saturated: p99 event-loop lag %.3f ms, over %.3f ms", self.loop_lag_p99_ms,
                 limits.max_loop_lag_p99_ms));
+  }
+  if (engine != nullptr && engine->passes > 0 && engine->lateness_p99_ms > limits.max_engine_lateness_p99_ms) {
+    fail(
+        Format("engine behind its model (p99 %.3f ms): its passes ended late against the modelled schedule, over "
+               "%.3f ms, so the host, not the modelled GPU, set these numbers",
+               engine->lateness_p99_ms, limits.max_engine_lateness_p99_ms));
   }
   return v;
 }

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "core/clock.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
@@ -13,16 +14,6 @@
 namespace infermark::results {
 namespace fs = std::filesystem;
 namespace {
-
-std::string IsoUtc(double unix_seconds) {
-  if (!std::isfinite(unix_seconds) || unix_seconds < 0 || unix_seconds > 1e11) return "";
-  const auto t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 std::string TextOf(const Json& value) {
   if (value.is_string()) return value.get<std::string>();

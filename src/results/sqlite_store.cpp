@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "core/clock.hpp"
 #include "core/diagnostic.hpp"
 #include "core/sha256.hpp"
 #include "results/result_store.hpp"
@@ -13,15 +14,6 @@
 
 namespace infermark::results {
 namespace {
-
-std::string NowUtc() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 double Number(const Json& agg, const char* field) {
   const auto it = agg.find(field);
@@ -166,7 +158,7 @@ class SqliteStore final : public ResultStore {
         .Bind(4, run.host)
         .Bind(5, run.infermark_version)
         .Bind(6, run.source)
-        .Bind(7, NowUtc());
+        .Bind(7, IsoUtcNow());
     insert.Step();
     SqliteStatement select(db_, "SELECT id FROM runs WHERE run_key = ?1");
     select.Bind(1, run.run_key);
@@ -194,7 +186,7 @@ class SqliteStore final : public ResultStore {
         return;
       }
     }
-    const std::string now = NowUtc();
+    const std::string now = IsoUtcNow();
     SqliteStatement write(
         db_, id == 0 ? "INSERT INTO points (run_id, point_key, model, hw, framework, precision, spec_decoding, disagg, "
                        "topology, isl, osl, conc, kind, time_scale, tput_per_gpu, median_intvty, median_e2el, "

@@ -1,8 +1,7 @@
 #include "runner/result_sink.hpp"
 
-#include <unistd.h>
-
 #include "core/file_io.hpp"
+#include "core/host.hpp"
 #include "core/version.hpp"
 #include "results/process_settings.hpp"
 #include "results/report.hpp"
@@ -16,9 +15,7 @@ results::RunInfo RunInfoOf(const SweepRunInfo& info) {
   run.run_key = info.run_key;
   run.label = info.label.empty() ? info.run_key : info.label;
   run.recipe = info.recipe;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  run.host = host;
+  run.host = HostName();
   run.infermark_version = kVersion;
   run.source = info.predicted ? "predict" : "sweep";
   return run;
@@ -33,18 +30,18 @@ std::string SweepRunKey(const std::string& kind, const std::string& recipe, cons
 StoreResult MakeStoreHook(const SweepRunInfo& info) {
   auto store = std::make_shared<std::unique_ptr<results::ResultStore>>();
   const results::RunInfo run = RunInfoOf(info);
-  return [store, run, info](const Json& row, const RowPlan& plan, const RowOutcome&) -> std::string {
+  return [store, run, info](const matrix::MatrixRow& row, const RowPlan& plan, const RowOutcome&) -> std::string {
     if (!*store) *store = results::OpenStore(info.database);
     const std::string raw = ReadFile(plan.result_path);
     const Json result = Json::parse(raw);
     results::ReadOptions options;
-    options.flags = results::SettingsFromMatrixRow(row);
+    options.flags = results::SettingsFromMatrixRow(row.raw);
     options.flags.values["RUNNER_TYPE"] = plan.label;
     options.kind = info.predicted ? results::PointKind::kPredicted : results::PointKind::kMeasured;
     options.time_scale = plan.time_scale;
     options.config_key = info.recipe;
     results::Point point = results::PointFromClientResult(raw, result, options, plan.result_path);
-    if (point.provenance.matrix_row.is_null()) point.provenance.matrix_row = row;
+    if (point.provenance.matrix_row.is_null()) point.provenance.matrix_row = row.raw;
     if (point.provenance.engine_flags.empty()) {
       for (const auto& a : plan.server.argv)
         point.provenance.engine_flags += (point.provenance.engine_flags.empty() ? "" : " ") + a;

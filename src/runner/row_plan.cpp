@@ -10,128 +10,48 @@
 
 #include "core/diagnostic.hpp"
 #include "matrix/result_filename.hpp"
+#include "runner/row_client.hpp"
+#include "runner/row_engine.hpp"
 
 namespace infermark::runner {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Str(const Json& row, const char* key) {
-  auto it = row.find(key);
-  if (it == row.end()) return {};
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number_integer()) return std::to_string(it->get<long long>());
-  if (it->is_boolean()) return it->get<bool>() ? "true" : "false";
-  return it->dump();
-}
-
-long long Int(const Json& row, const char* key, long long fallback) {
-  auto it = row.find(key);
-  return it != row.end() && it->is_number_integer() ? it->get<long long>() : fallback;
-}
-
 [[noreturn]] void Fail(const std::string& result_filename, const std::string& field, const std::string& rule) {
   throw InputError(Diagnostic{SourceMark{}, result_filename, field, rule});
 }
 
-// The built-in engine models three schedulers; other frameworks run as their closest kin.
-std::string EngineFramework(const std::string& framework) {
-  if (framework.find("sglang") != std::string::npos) return "sglang";
-  if (framework.find("trt") != std::string::npos) return "trt";
-  return "vllm";
+// The result file name, the files and folders of a row under `result_dir`.
+void SetPaths(RowPlan& plan, const matrix::MatrixRow& row, const std::string& runner_name,
+              const std::string& result_dir) {
+  try {
+    plan.result_filename = matrix::ResultFilename(row.raw, runner_name);
+  } catch (const std::exception& e) {
+    Fail("", "row", std::string("not a matrix row: ") + e.what());
+  }
+  plan.result_dir = fs::absolute(result_dir).lexically_normal().string();
+  plan.result_path = (fs::path(plan.result_dir) / (plan.result_filename + ".json")).string();
+  plan.state_path = (fs::path(plan.result_dir) / (plan.result_filename + ".row.json")).string();
+  plan.log_dir = (fs::path(plan.result_dir) / "logs" / plan.result_filename).string();
 }
 
-std::vector<std::string> ClientArgv(const std::string& infermark, const Json& row, int port, int prompts_per_conc,
-                                    int warmups_per_conc, const std::string& result_dir,
-                                    const std::string& result_filename, const std::string& tokenizer) {
-  const long long conc = Int(row, "conc", 1);
-  std::vector<std::string> argv = {infermark,
-                                   "bench",
-                                   "serve",
-                                   "--model",
-                                   Str(row, "model"),
-                                   "--backend",
-                                   "vllm",
-                                   "--base-url",
-                                   "http://127.0.0.1:" + std::to_string(port),
-                                   "--dataset-name",
-                                   "random",
-                                   "--random-input-len",
-                                   Str(row, "isl"),
-                                   "--random-output-len",
-                                   Str(row, "osl"),
-                                   "--random-range-ratio",
-                                   "0.8",
-                                   "--num-prompts",
-                                   std::to_string(conc * prompts_per_conc),
-                                   "--max-concurrency",
-                                   std::to_string(conc),
-                                   "--request-rate",
-                                   "inf",
-                                   "--ignore-eos",
-                                   "--save-result",
-                                   "--num-warmups",
-                                   std::to_string(conc * warmups_per_conc),
-                                   "--percentile-metrics",
-                                   "ttft,tpot,itl,e2el",
-                                   "--result-dir",
-                                   result_dir,
-                                   "--result-filename",
-                                   result_filename + ".json"};
-  if (!tokenizer.empty()) {
-    argv.push_back("--tokenizer");
-    argv.push_back(tokenizer);
-  }
-  return argv;
+// The tokenizer the site names for a model: a path relative to the site file, or an HF id as written.
+std::string SiteTokenizer(const SiteConfig& site, const ModelSite* model) {
+  if (model == nullptr || model->tokenizer.empty()) return {};
+  const std::string resolved = site.Resolve(model->tokenizer);
+  std::error_code ec;
+  return fs::exists(resolved, ec) ? resolved : model->tokenizer;
 }
 
-std::vector<std::string> EngineArgv(const std::string& infermark, const Json& row, const TargetSpec& target,
-                                    const ModelSite* model, const std::string& tokenizer, int port, double time_scale) {
-  const std::string precision =
-      model != nullptr && !model->precision.empty() ? model->precision : Str(row, "precision");
-  std::vector<std::string> argv = {infermark,
-                                   "engine",
-                                   "serve",
-                                   "--model",
-                                   model != nullptr ? model->builtin : Str(row, "model"),
-                                   "--hardware",
-                                   target.hardware,
-                                   "--tp",
-                                   Str(row, "tp"),
-                                   "--ep",
-                                   std::to_string(Int(row, "ep", 1)),
-                                   "--precision",
-                                   precision,
-                                   "--kv-cache-dtype",
-                                   model != nullptr ? model->kv_cache_dtype : "auto",
-                                   "--framework",
-                                   EngineFramework(Str(row, "framework")),
-                                   "--port",
-                                   std::to_string(port)};
-  if (row.contains("dp-attn") && row["dp-attn"].is_boolean() && row["dp-attn"].get<bool>()) argv.push_back("--dp-attn");
-  if (row.contains("max-model-len")) {
-    argv.push_back("--max-model-len");
-    argv.push_back(Str(row, "max-model-len"));
+const ModelSite& EngineModel(const SiteConfig& site, const matrix::MatrixRow& row, const std::string& stem) {
+  const ModelSite* model = site.FindModel(row.model);
+  if (model == nullptr) {
+    Fail(stem, "model",
+         "model '" + row.model +
+             "' has no entry under models: in the site file (the built-in engine needs its built-in model)");
   }
-  if (Str(row, "spec-decoding") == "mtp") {
-    argv.push_back("--spec-decoding");
-    argv.push_back("mtp");
-  }
-  // Clients name the model as the row does; the engine answers to that name.
-  argv.push_back("--served-model-name");
-  argv.push_back(Str(row, "model"));
-  if (!tokenizer.empty()) {
-    argv.push_back("--tokenizer");
-    argv.push_back(tokenizer);
-  }
-  if (time_scale != 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", time_scale);
-    argv.push_back("--time-scale");
-    argv.push_back(buf);
-  }
-  argv.insert(argv.end(), target.engine_args.begin(), target.engine_args.end());
-  return argv;
+  return *model;
 }
 
 // Container names must be short and stable per row: the stem's hash.
@@ -149,18 +69,22 @@ std::string SelfExecutable() {
   return ec ? std::string("infermark") : self.string();
 }
 
-std::string FindLauncherScript(const std::string& dir, const Json& row) {
-  std::string gpu = Str(row, "runner");
+std::string RunnerName(const SiteConfig& site, const PlanOptions& options) {
+  if (!options.runner_name.empty()) return options.runner_name;
+  if (!site.defaults.runner_name.empty()) return site.defaults.runner_name;
+  return matrix::DefaultRunnerName();
+}
+
+std::string FindLauncherScript(const std::string& dir, const matrix::MatrixRow& row) {
+  std::string gpu = row.runner;
   if (gpu.rfind("cluster:", 0) == 0) gpu = gpu.substr(8);
   gpu = gpu.substr(0, gpu.find('-'));
-  std::string exp = Str(row, "exp-name");
-  exp = exp.substr(0, exp.find('_'));
-  const bool agentic = Str(row, "scenario-type") == "agentic-coding";
-  const std::string subdir = agentic ? "agentic/" : "fixed_seq_len/";
-  const std::string mtp = Str(row, "spec-decoding") == "mtp" ? "_mtp" : "";
-  const std::string base = exp + "_" + Str(row, "precision") + "_" + gpu;
+  const std::string exp = row.exp_name.substr(0, row.exp_name.find('_'));
+  const std::string subdir = row.Agentic() ? "agentic/" : "fixed_seq_len/";
+  const std::string mtp = row.spec_decoding == "mtp" ? "_mtp" : "";
+  const std::string base = exp + "_" + row.precision + "_" + gpu;
   std::error_code ec;
-  for (const std::string& name : {base + "_" + Str(row, "framework") + mtp + ".sh", base + mtp + ".sh"}) {
+  for (const std::string& name : {base + "_" + row.framework + mtp + ".sh", base + mtp + ".sh"}) {
     for (const std::string& rel : {subdir + name, name}) {
       const fs::path p = fs::path(dir) / rel;
       if (fs::is_regular_file(p, ec)) return fs::absolute(p).lexically_normal().string();
@@ -208,17 +132,12 @@ std::vector<std::string> ContainerArgv(const TargetSpec& target, const std::stri
   return argv;
 }
 
-RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& options) {
+RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options) {
   RowPlan plan;
-  plan.label = Str(row, "runner");
-  const std::string runner_name = !options.runner_name.empty()         ? options.runner_name
-                                  : !site.defaults.runner_name.empty() ? site.defaults.runner_name
-                                                                       : matrix::DefaultRunnerName();
-  try {
-    plan.result_filename = matrix::ResultFilename(row, runner_name);
-  } catch (const std::exception& e) {
-    Fail("", "row", std::string("not a matrix row: ") + e.what());
-  }
+  plan.label = row.runner;
+  const std::string runner_name = RunnerName(site, options);
+  SetPaths(plan, row, runner_name,
+           site.Resolve(options.result_dir.empty() ? site.defaults.result_dir : options.result_dir));
   const RunnerSite* runner = site.FindRunner(plan.label);
   if (runner == nullptr) {
     Fail(plan.result_filename, "runner",
@@ -227,12 +146,6 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
   }
   plan.kind = runner->target.kind;
   plan.executor = runner->executor;
-  const std::string result_dir =
-      site.Resolve(options.result_dir.empty() ? site.defaults.result_dir : options.result_dir);
-  plan.result_dir = fs::absolute(result_dir).lexically_normal().string();
-  plan.result_path = (fs::path(plan.result_dir) / (plan.result_filename + ".json")).string();
-  plan.state_path = (fs::path(plan.result_dir) / (plan.result_filename + ".row.json")).string();
-  plan.log_dir = (fs::path(plan.result_dir) / "logs" / plan.result_filename).string();
   plan.port = options.port.value_or(site.defaults.port);
   const std::string infermark = options.infermark.empty() ? SelfExecutable() : options.infermark;
   const int ppc = options.prompts_per_conc.value_or(site.defaults.num_prompts_per_conc);
@@ -246,15 +159,8 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
   ctx.infermark = infermark;
   ctx.prompts_per_conc = ppc;
   ctx.warmups_per_conc = wpc;
-  plan.env = LaunchEnvironment(row, ctx);
-  const ModelSite* model = site.FindModel(Str(row, "model"));
-  // A tokenizer path in the site file is relative to it; an HF id stays as written.
-  std::string tokenizer;
-  if (model != nullptr && !model->tokenizer.empty()) {
-    const std::string resolved = site.Resolve(model->tokenizer);
-    std::error_code exists_ec;
-    tokenizer = fs::exists(resolved, exists_ec) ? resolved : model->tokenizer;
-  }
+  plan.env = LaunchEnvironment(row.raw, ctx);
+  const std::string tokenizer = SiteTokenizer(site, site.FindModel(row.model));
   const TargetSpec& target = runner->target;
   plan.server.log_path = (fs::path(plan.log_dir) / "server.log").string();
   plan.server_log = plan.server.log_path;
@@ -264,13 +170,9 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
   switch (target.kind) {
     case TargetKind::kEngine: {
       plan.time_scale = options.time_scale.value_or(site.defaults.time_scale);
-      if (model == nullptr) {
-        Fail(plan.result_filename, "model",
-             "model '" + Str(row, "model") +
-                 "' has no entry under models: in the site file (the built-in engine "
-                 "needs its built-in model)");
-      }
-      plan.server.argv = EngineArgv(infermark, row, target, model, tokenizer, plan.port, plan.time_scale);
+      plan.deployment = RowDeployment(row, target.hardware, EngineModel(site, row, plan.result_filename));
+      plan.server.argv = EngineServeArgv(infermark, *plan.deployment, row.model, tokenizer, plan.port, plan.time_scale,
+                                         target.engine_args);
       break;
     }
     case TargetKind::kCommand:
@@ -283,8 +185,8 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
       if (script.empty()) {
         Fail(plan.result_filename, "runner",
              "no launcher script for this row in '" + dir + "' (looked for " +
-                 Str(row, "exp-name").substr(0, Str(row, "exp-name").find('_')) + "_" + Str(row, "precision") +
-                 "_<gpu>[_" + Str(row, "framework") + "].sh)");
+                 row.exp_name.substr(0, row.exp_name.find('_')) + "_" + row.precision + "_<gpu>[_" + row.framework +
+                 "].sh)");
       }
       // The script's own output goes to launcher.log; its server writes RESULT_DIR/server.log,
       // which the runner moves into the row's log folder afterwards.
@@ -293,7 +195,7 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
       if (target.kind == TargetKind::kScript) {
         plan.server.argv = {"bash", script};
       } else {
-        const std::string image = target.image.empty() ? Str(row, "image") : target.image;
+        const std::string image = target.image.empty() ? row.image : target.image;
         const std::string name = ContainerName(plan.result_filename);
         EnvList inside = plan.env;
         for (auto& [k, v] : inside) {
@@ -310,12 +212,30 @@ RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& opti
     }
   }
   if (target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) {
+    plan.client_config = RowClientConfig(row, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc,
+                                         plan.result_dir, plan.result_filename, tokenizer);
     SpawnSpec client;
-    client.argv = ClientArgv(infermark, row, plan.port, ppc, wpc, plan.result_dir, plan.result_filename, tokenizer);
+    client.argv = BenchServeArgv(infermark, *plan.client_config);
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();
     client.cwd = plan.result_dir;
     plan.client = std::move(client);
   }
+  return plan;
+}
+
+RowPlan PlanPredictedRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options,
+                         const std::string& result_dir) {
+  RowPlan plan;
+  plan.label = row.runner;
+  SetPaths(plan, row, RunnerName(site, options), result_dir);
+  plan.kind = TargetKind::kEngine;
+  plan.deployment = RowDeployment(row, LabelHardware(site, row.runner), EngineModel(site, row, plan.result_filename));
+  const int ppc = options.prompts_per_conc.value_or(site.defaults.num_prompts_per_conc);
+  const int wpc = options.warmups_per_conc.value_or(site.defaults.warmups_per_conc);
+  plan.client_config = RowClientConfig(row, "", ppc, wpc, plan.result_dir, plan.result_filename,
+                                       SiteTokenizer(site, site.FindModel(row.model)));
+  const perfmodel::DeploymentOptions& d = *plan.deployment;
+  plan.server.argv = {"predict", d.model, d.hardware, d.precision, "tp" + std::to_string(d.tp)};
   return plan;
 }
 

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/json_text.hpp"
+#include "loadgen/bench_config.hpp"
+#include "matrix/matrix_row.hpp"
+#include "perfmodel/deployment.hpp"
 #include "runner/launch_env.hpp"
 #include "runner/process_group.hpp"
 #include "runner/site_config.hpp"
@@ -41,6 +43,11 @@ struct RowPlan {
   SpawnSpec server;                              ///< The server (engine, command) or the launcher (script, container).
   /// The load client when the runner drives it (engine and command targets); scripts run their own.
   std::optional<SpawnSpec> client;
+  /// The client's settings (engine and command targets): `client` runs them as `bench serve`, a
+  /// predicted row runs them in process.
+  std::optional<loadgen::BenchConfig> client_config;
+  /// The built-in engine's deployment (engine targets, and every predicted row).
+  std::optional<perfmodel::DeploymentOptions> deployment;
   std::string server_log;            ///< Log holding the server's output (for markers and warnings).
   std::vector<std::string> cleanup;  ///< argv run after stopping (e.g. `docker rm -f NAME`); empty: none.
   double time_scale = 1;             ///< Built-in engine time scale (1 for other targets).
@@ -48,7 +55,16 @@ struct RowPlan {
 
 /// Plans `row` at `site`. Throws InputError (naming the row) when its runner label has no entry
 /// in the site file, its launcher script cannot be found, or a field it needs is missing.
-RowPlan PlanRow(const Json& row, const SiteConfig& site, const PlanOptions& options);
+RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options);
+
+/// Plans `row` for the built-in engine's virtual clock: the paths (under `result_dir`), the
+/// client settings and the deployment a measured engine row would have, whatever the label's
+/// target (its GPU from LabelHardware). Throws InputError as PlanRow does.
+RowPlan PlanPredictedRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options,
+                         const std::string& result_dir);
+
+/// The concrete runner name in result file names: the options', else the site's, else the host's.
+std::string RunnerName(const SiteConfig& site, const PlanOptions& options);
 
 /// Path of the running infermark binary.
 std::string SelfExecutable();
@@ -56,7 +72,7 @@ std::string SelfExecutable();
 /// The launcher script for `row` in `dir`, resolved as InferenceX's launchers do:
 /// `<dir>/<scenario subdir><exp prefix>_<precision>_<gpu>_<framework>[_mtp].sh`, else without the
 /// framework; empty when neither exists. `<gpu>` is the label without `cluster:` and after-`-` parts.
-std::string FindLauncherScript(const std::string& dir, const Json& row);
+std::string FindLauncherScript(const std::string& dir, const matrix::MatrixRow& row);
 
 /// The argv that runs `script` inside `image` with `engine` (docker, podman or enroot), the
 /// environment passed with -e, the result folder mounted at /workspace and the script folder and

@@ -4,16 +4,12 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "catalog/field_reader.hpp"
+#include "core/field_reader.hpp"
 
 namespace infermark::runner {
 namespace {
 
 namespace fs = std::filesystem;
-using catalog::FieldReader;
-using catalog::JoinPath;
-using catalog::Need;
-using catalog::ReadContext;
 
 bool StringKey(const ReadContext& ctx, const YamlNode& key, const std::string& parent) {
   if (key.kind == YamlKind::kString) return true;
@@ -159,7 +155,7 @@ SiteConfig ReadSiteConfig(const YamlDocument& doc, std::vector<Diagnostic>& prob
   ReadContext ctx{&doc.file, "", &problems};
   if (doc.root.kind != YamlKind::kMapping) {
     problems.push_back(
-        Diagnostic{catalog::DocumentMark(doc), "", "", "a site file is a mapping with defaults, runners and models"});
+        Diagnostic{DocumentMark(doc), "", "", "a site file is a mapping with defaults, runners and models"});
     return site;
   }
   FieldReader top(ctx, doc.root, "");

@@ -9,7 +9,6 @@
 #include <sstream>
 #include <thread>
 
-#include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "core/subprocess.hpp"
 #include "runner/readiness.hpp"
@@ -32,13 +31,8 @@ std::string Quote(const std::string& s) {
   return out + "'";
 }
 
-long long WorkerGpus(const Json& row, const char* side) {
-  if (!row.contains(side) || !row[side].is_object()) return 0;
-  const Json& w = row[side];
-  const long long tp = w.contains("tp") && w["tp"].is_number_integer() ? w["tp"].get<long long>() : 1;
-  const long long n =
-      w.contains("num-worker") && w["num-worker"].is_number_integer() ? w["num-worker"].get<long long>() : 1;
-  return tp * n;
+long long WorkerGpus(const std::optional<matrix::WorkerPool>& pool) {
+  return pool ? static_cast<long long>(pool->tp) * pool->num_worker : 0;
 }
 
 struct Job {
@@ -68,8 +62,8 @@ bool Ended(const std::string& state) {
 
 }  // namespace
 
-int RowNodes(const Json& row, const RunnerSite& runner) {
-  const long long gpus = WorkerGpus(row, "prefill") + WorkerGpus(row, "decode");
+int RowNodes(const matrix::MatrixRow& row, const RunnerSite& runner) {
+  const long long gpus = WorkerGpus(row.prefill) + WorkerGpus(row.decode);
   if (gpus == 0) return 1;
   const long long per_node = runner.slurm.gpus_per_node > 0 ? runner.slurm.gpus_per_node : 8;
   return static_cast<int>(std::max(1LL, (gpus + per_node - 1) / per_node));
@@ -112,8 +106,8 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   return s.str();
 }
 
-int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const SweepSettings& settings,
-                  const SlurmSettings& slurm) {
+SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
+                           const SweepSettings& settings, const SlurmSettings& slurm) {
   std::vector<RowPlan> plans;
   for (const auto& row : rows) plans.push_back(PlanRow(row, site, settings.plan));
   InstallStopHandlers();
@@ -132,7 +126,7 @@ int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const S
     fs::remove(plan.state_path, ec);
     const std::string row_file = (fs::path(plan.log_dir) / "row.json").string();
     const std::string script_file = (fs::path(plan.log_dir) / "job.sbatch").string();
-    WriteFileAtomic(row_file, Json::array({rows[i]}).dump() + "\n");
+    WriteFileAtomic(row_file, Json::array({rows[i].raw}).dump() + "\n");
     const RunnerSite* runner = site.FindRunner(plan.label);
     WriteFileAtomic(script_file,
                     SlurmJobScript(plan, *runner, RowNodes(rows[i], *runner), row_file, site.file, settings, slurm));
@@ -154,8 +148,10 @@ int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const S
     job.id = r.out.substr(0, r.out.find_first_of(";\n"));
     jobs.push_back(job);
     submitted[i] = true;
-    std::fprintf(stderr, "slurm: row %zu/%zu submitted as job %s: %s\n", i + 1, plans.size(), job.id.c_str(),
-                 plan.result_filename.c_str());
+    if (settings.progress != nullptr) {
+      std::fprintf(settings.progress, "slurm: row %zu/%zu submitted as job %s: %s\n", i + 1, plans.size(),
+                   job.id.c_str(), plan.result_filename.c_str());
+    }
   }
   std::size_t open = jobs.size();
   while (open > 0) {
@@ -171,7 +167,9 @@ int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const S
       if (Ended(j.state)) {
         j.ended = true;
         --open;
-        std::fprintf(stderr, "slurm: job %s ended %s\n", j.id.c_str(), j.state.c_str());
+        if (settings.progress != nullptr) {
+          std::fprintf(settings.progress, "slurm: job %s ended %s\n", j.id.c_str(), j.state.c_str());
+        }
       }
     }
     if (open > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slurm.poll_interval_s));
@@ -199,20 +197,10 @@ int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const S
       WriteRowState(plan, rows[j.row], out);
     }
   }
-  std::printf("%-8s %8s  %s\n", "status", "seconds", "row");
-  for (std::size_t i = 0; i < plans.size(); ++i) {
-    const RowOutcome& o = outcomes[i];
-    std::printf("%-8s %8.1f  %s\n", StatusName(o.status), o.seconds, plans[i].result_filename.c_str());
-    if (!o.reason.empty() && o.status != RowStatus::kDone) std::printf("         reason: %s\n", o.reason.c_str());
-    if (o.status == RowStatus::kDone || o.status == RowStatus::kInvalid) ++summary.done;
-    if (o.status == RowStatus::kSkipped) ++summary.skipped;
-    if (o.status == RowStatus::kFailed) ++summary.failed;
-  }
-  std::printf("%d run, %d skipped (complete), %d failed (slurm executor)\n", summary.done, summary.skipped,
-              summary.failed);
-  std::fflush(stdout);
-  if (StopRequested() != 0) return 128 + StopRequested();
-  return summary.failed > 0 ? kExitRunFailed : kExitOk;
+  summary.slurm = true;
+  for (std::size_t i = 0; i < plans.size(); ++i) summary.Add(plans[i].result_filename, std::move(outcomes[i]));
+  summary.stop_signal = StopRequested();
+  return summary;
 }
 
 }  // namespace infermark::runner

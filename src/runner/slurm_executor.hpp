@@ -26,7 +26,7 @@ struct SlurmSettings {
 
 /// Nodes a row needs: 1 for single-node rows; for multi-node rows the prefill and decode GPUs
 /// (tp × workers of each) over the label's gpus-per-node (8 when unset).
-int RowNodes(const Json& row, const RunnerSite& runner);
+int RowNodes(const matrix::MatrixRow& row, const RunnerSite& runner);
 
 /// The sbatch script of one row: resources as #SBATCH lines (job name, nodes, time, partition,
 /// GPUs, exclusive, output file), then `infermark run --matrix ROW_FILE` with this sweep's
@@ -34,9 +34,9 @@ int RowNodes(const Json& row, const RunnerSite& runner);
 std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int nodes, const std::string& row_file,
                            const std::string& site_file, const SweepSettings& settings, const SlurmSettings& slurm);
 
-/// Submits every row that is not complete, waits for the jobs, prints the summary; returns the
-/// exit code as RunSweepCommand does.
-int RunSlurmSweep(const std::vector<Json>& rows, const SiteConfig& site, const SweepSettings& settings,
-                  const SlurmSettings& slurm);
+/// Submits every row that is not complete, waits for the jobs (progress lines to
+/// `settings.progress`) and returns what each row did.
+SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
+                           const SweepSettings& settings, const SlurmSettings& slurm);
 
 }  // namespace infermark::runner

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "core/clock.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "runner/process_group.hpp"
@@ -18,15 +19,6 @@ namespace infermark::runner {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string UtcNow() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 Json ReadJson(const std::string& path) {
   try {
@@ -61,14 +53,25 @@ bool RowComplete(const RowPlan& plan) {
   return s == "done" || s == "invalid";
 }
 
-void WriteRowState(const RowPlan& plan, const Json& row, const RowOutcome& outcome) {
+void SweepSummary::Add(const std::string& result_filename, RowOutcome outcome) {
+  if (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid) {
+    ++done;
+  } else if (outcome.status == RowStatus::kSkipped) {
+    ++skipped;
+  } else if (outcome.status != RowStatus::kInterrupted) {
+    ++failed;
+  }
+  rows.push_back(SweepRow{result_filename, std::move(outcome)});
+}
+
+void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowOutcome& outcome) {
   Json state = Json::object();
   state["status"] = StatusName(outcome.status);
   state["reason"] = outcome.reason;
   state["result_filename"] = plan.result_filename;
   state["target"] = TargetName(plan.kind);
   state["executor"] = plan.executor == ExecutorKind::kSlurm ? "slurm" : "local";
-  state["finished_at"] = UtcNow();
+  state["finished_at"] = IsoUtcNow();
   state["seconds"] = outcome.seconds;
   state["ready_seconds"] = outcome.ready_s;
   state["time_scale"] = plan.time_scale;
@@ -78,13 +81,14 @@ void WriteRowState(const RowPlan& plan, const Json& row, const RowOutcome& outco
     warnings.push_back(Json{{"what", w.what}, {"count", w.count}, {"first_line", w.first_line}});
   }
   state["warnings"] = warnings;
-  state["row"] = row;
+  state["row"] = row.raw;
   std::error_code ec;
   fs::create_directories(plan.result_dir, ec);
   WriteFileAtomic(plan.state_path, state.dump(2) + "\n");
 }
 
-SweepSummary RunSweep(const std::vector<Json>& rows, const SiteConfig& site, const SweepSettings& settings) {
+SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
+                      const SweepSettings& settings) {
   std::vector<RowPlan> plans;
   std::vector<Diagnostic> problems;
   for (const auto& row : rows) {
@@ -106,13 +110,12 @@ SweepSummary RunSweep(const std::vector<Json>& rows, const SiteConfig& site, con
     if (StopRequested() != 0) break;
     const RowPlan& plan = plans[i];
     const int index = static_cast<int>(i);
-    SweepRow entry{plan.result_filename, {}};
     std::error_code ec;
     if (settings.resume && RowComplete(plan)) {
-      entry.outcome.status = RowStatus::kSkipped;
-      ++summary.skipped;
+      RowOutcome skipped;
+      skipped.status = RowStatus::kSkipped;
       if (settings.progress != nullptr) progress.Finish(index, plan.result_filename, "skipped", 0, false);
-      summary.rows.push_back(std::move(entry));
+      summary.Add(plan.result_filename, std::move(skipped));
       continue;
     }
     if (settings.progress != nullptr) progress.Start(index, plan.result_filename);
@@ -137,18 +140,12 @@ SweepSummary RunSweep(const std::vector<Json>& rows, const SiteConfig& site, con
       }
     }
     WriteRowState(plan, rows[i], outcome);
-    if (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid) {
-      ++summary.done;
-    } else if (outcome.status != RowStatus::kInterrupted) {
-      ++summary.failed;
-    }
     if (settings.progress != nullptr) {
       std::string label = plan.result_filename;
       if (!outcome.reason.empty() && outcome.status != RowStatus::kDone) label += ": " + outcome.reason;
       progress.Finish(index, label, StatusName(outcome.status), outcome.seconds, true);
     }
-    entry.outcome = std::move(outcome);
-    summary.rows.push_back(std::move(entry));
+    summary.Add(plan.result_filename, std::move(outcome));
   }
   summary.stop_signal = StopRequested();
   if (settings.progress != nullptr) progress.Close();

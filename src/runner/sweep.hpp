@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/json_text.hpp"
+#include "matrix/matrix_row.hpp"
 #include "runner/row_plan.hpp"
 #include "runner/row_runner.hpp"
 #include "runner/site_config.hpp"
@@ -17,7 +18,8 @@
 namespace infermark::runner {
 
 /// Stores a finished row's result (e.g. in the results database); returns "" or why it failed.
-using StoreResult = std::function<std::string(const Json& row, const RowPlan& plan, const RowOutcome& outcome)>;
+using StoreResult =
+    std::function<std::string(const matrix::MatrixRow& row, const RowPlan& plan, const RowOutcome& outcome)>;
 
 /// Runs a planned row (the local executor by default; Slurm and tests substitute their own).
 using RowExecutor = std::function<RowOutcome(const RowPlan& plan, const RowLimits& limits)>;
@@ -46,17 +48,22 @@ struct SweepSummary {
   int skipped = 0;             ///< Rows already complete.
   int failed = 0;              ///< Rows without a result.
   int stop_signal = 0;         ///< Signal that stopped the sweep, or 0.
+  bool slurm = false;          ///< Rows ran as Slurm jobs.
+
+  /// Counts `outcome` and keeps it.
+  void Add(const std::string& result_filename, RowOutcome outcome);
 };
 
 /// Plans every row first (so a site-file gap is reported before anything starts; throws
 /// InputError listing every row that cannot be planned), then runs them.
-SweepSummary RunSweep(const std::vector<Json>& rows, const SiteConfig& site, const SweepSettings& settings);
+SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
+                      const SweepSettings& settings);
 
 /// Whether `plan`'s row already has a complete result (state file says done or invalid and the
 /// result file is there).
 bool RowComplete(const RowPlan& plan);
 
-/// Writes the row-state file of `plan` (atomically).
-void WriteRowState(const RowPlan& plan, const Json& row, const RowOutcome& outcome);
+/// Writes the row-state file of `plan` (atomically), with the row as generated.
+void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowOutcome& outcome);
 
 }  // namespace infermark::runner

@@ -2,12 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "catalog/catalog_loader.hpp"
 #include "core/diagnostic.hpp"
-#include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "matrix/generator.hpp"
 #include "runner/process_group.hpp"
@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<Json> ReadMatrixFile(const std::string& path) {
+std::vector<matrix::MatrixRow> ReadMatrixFile(const std::string& path) {
   Json doc;
   try {
     doc = Json::parse(ReadFile(path));
@@ -34,70 +34,26 @@ std::vector<Json> ReadMatrixFile(const std::string& path) {
                                 "a matrix file is a JSON list of rows (infermark matrix --format json) or "
                                 "{\"include\": [...]} (--format github)"});
   }
-  std::vector<Json> rows;
-  for (std::size_t i = 0; i < doc.size(); ++i) {
-    if (!doc[i].is_object() || !doc[i].contains("runner")) {
-      throw InputError(Diagnostic{SourceMark{path, 0, 0}, "", "[" + std::to_string(i) + "]",
-                                  "each row must be an object with the matrix fields (runner, model, tp, conc, ...)"});
-    }
-    rows.push_back(doc[i]);
-  }
-  return rows;
+  return matrix::ReadMatrixRows(std::vector<Json>(doc.begin(), doc.end()), path);
 }
 
-bool Keep(const Json& row, const SweepCommandOptions& o) {
-  if (!o.tp.empty()) {
-    const std::string tp = row.contains("tp") ? row["tp"].dump() : "";
-    bool any = false;
-    for (const auto& t : o.tp) any = any || t == tp;
-    if (!any) return false;
+bool Keep(const matrix::MatrixRow& row, const SweepCommandOptions& o) {
+  if (!o.tp.empty() && std::find(o.tp.begin(), o.tp.end(), std::to_string(row.tp)) == o.tp.end()) return false;
+  if (!o.conc.empty() && !row.conc.empty() &&
+      std::find(o.conc.begin(), o.conc.end(), std::int64_t{row.Conc()}) == o.conc.end()) {
+    return false;
   }
-  if (!o.conc.empty() && row.contains("conc") && row["conc"].is_number_integer()) {
-    bool any = false;
-    for (auto c : o.conc) any = any || c == row["conc"].get<std::int64_t>();
-    if (!any) return false;
-  }
-  if (!o.seq_lens.empty() && row.contains("isl") && row.contains("osl")) {
-    const std::string name = matrix::SeqLenName(row["isl"].get<std::int64_t>(), row["osl"].get<std::int64_t>());
-    bool any = false;
-    for (const auto& s : o.seq_lens) any = any || s == name;
-    if (!any) return false;
+  if (!o.seq_lens.empty() && !row.Agentic() &&
+      std::find(o.seq_lens.begin(), o.seq_lens.end(), row.SeqLen()) == o.seq_lens.end()) {
+    return false;
   }
   return true;
 }
 
-void PrintSummary(const SweepSummary& s, const std::string& result_dir) {
-  std::printf("%-8s %8s  %s\n", "status", "seconds", "row");
-  for (const auto& r : s.rows) {
-    std::printf("%-8s %8.1f  %s\n", StatusName(r.outcome.status), r.outcome.seconds, r.result_filename.c_str());
-    if (!r.outcome.reason.empty() && r.outcome.status != RowStatus::kSkipped) {
-      std::printf("         reason: %s\n", r.outcome.reason.c_str());
-    }
-    for (const auto& w : r.outcome.warnings) {
-      std::printf("         warning: %s (%d lines; first: %s)\n", w.what.c_str(), w.count, w.first_line.c_str());
-    }
-  }
-  std::printf("%d run, %d skipped (complete), %d failed; results in %s\n", s.done, s.skipped, s.failed,
-              result_dir.c_str());
-  if (s.stop_signal != 0) std::printf("stopped by signal %d; run the same command again to resume\n", s.stop_signal);
-  std::fflush(stdout);
-}
-
-void PrintPlan(const RowPlan& p) {
-  auto join = [](const std::vector<std::string>& argv) {
-    std::string out;
-    for (const auto& a : argv) out += (out.empty() ? "" : " ") + (a.find(' ') == std::string::npos ? a : "'" + a + "'");
-    return out;
-  };
-  std::printf("%s\n  server: %s\n", p.result_filename.c_str(), join(p.server.argv).c_str());
-  if (p.client) std::printf("  client: %s\n", join(p.client->argv).c_str());
-  std::printf("  logs:   %s\n", p.log_dir.c_str());
-}
-
 }  // namespace
 
-std::vector<Json> SelectRows(const SweepCommandOptions& o) {
-  std::vector<Json> rows;
+std::vector<matrix::MatrixRow> SelectRows(const SweepCommandOptions& o) {
+  std::vector<matrix::MatrixRow> rows;
   if (!o.matrix_file.empty()) {
     rows = ReadMatrixFile(o.matrix_file);
   } else {
@@ -111,9 +67,9 @@ std::vector<Json> SelectRows(const SweepCommandOptions& o) {
     tc.seq_lens = o.seq_lens;
     tc.conc = o.conc;
     tc.common.evals.no_evals = true;
-    rows = matrix::GenerateTestConfig(catalog, runners, tc);
+    rows = matrix::ReadMatrixRows(matrix::GenerateTestConfig(catalog, runners, tc), "test-config");
   }
-  std::vector<Json> kept;
+  std::vector<matrix::MatrixRow> kept;
   for (auto& r : rows) {
     if (Keep(r, o)) kept.push_back(std::move(r));
   }
@@ -130,6 +86,12 @@ SiteConfig LoadSite(const SweepCommandOptions& o) {
   return LoadSiteConfig(file);
 }
 
+std::string ResultDir(const SweepCommandOptions& o, const SiteConfig& site) {
+  return fs::absolute(site.Resolve(o.plan.result_dir.empty() ? site.defaults.result_dir : o.plan.result_dir))
+      .lexically_normal()
+      .string();
+}
+
 SweepRunInfo RunInfoFor(const SweepCommandOptions& o, const SiteConfig& site, const std::string& result_dir) {
   SweepRunInfo info;
   info.database = site.Resolve(o.database.empty() ? site.defaults.database : o.database);
@@ -142,9 +104,20 @@ SweepRunInfo RunInfoFor(const SweepCommandOptions& o, const SiteConfig& site, co
   return info;
 }
 
-int RunSweepCommand(const SweepCommandOptions& o) {
+ReportOutcome WriteReportOnce(const SweepRunInfo& info, const std::string& path) {
+  ReportOutcome out;
+  out.path = path;
+  try {
+    out.points = WriteSweepReport(info, path);
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   SiteConfig site = LoadSite(o);
-  const std::vector<Json> rows = SelectRows(o);
+  const std::vector<matrix::MatrixRow> rows = SelectRows(o);
   if (rows.empty()) throw InputError(Diagnostic{SourceMark{}, "", "", "the selection holds no rows"});
   if (!o.database.empty()) site.defaults.database = o.database;
   if (o.executor == "slurm" || o.executor == "local") {
@@ -159,59 +132,38 @@ int RunSweepCommand(const SweepCommandOptions& o) {
   settings.limits.stop_grace_s = site.defaults.stop_grace_s;
   settings.resume = !o.no_resume;
   settings.progress_tty = isatty(STDERR_FILENO) != 0;
-  const std::string result_dir =
-      fs::absolute(site.Resolve(o.plan.result_dir.empty() ? site.defaults.result_dir : o.plan.result_dir))
-          .lexically_normal()
-          .string();
-  const SweepRunInfo run_info = RunInfoFor(o, site, result_dir);
-  if (!o.no_store) settings.store = MakeStoreHook(run_info);
+  SweepCommandSummary out;
+  out.result_dir = ResultDir(o, site);
+  out.store = RunInfoFor(o, site, out.result_dir);
+  out.stored = !o.no_store;
+  if (!o.no_store) settings.store = MakeStoreHook(out.store);
   if (o.dry_run) {
-    for (const auto& row : rows) PrintPlan(PlanRow(row, site, o.plan));
-    return kExitOk;
+    for (const auto& row : rows) out.dry_run.push_back(PlanRow(row, site, o.plan));
+    return out;
   }
   bool slurm = false;
   for (const auto& row : rows) {
-    const RunnerSite* r = site.FindRunner(row.contains("runner") ? row["runner"].get<std::string>() : "");
+    const RunnerSite* r = site.FindRunner(row.runner);
     slurm = slurm || (r != nullptr && r->executor == ExecutorKind::kSlurm);
   }
+  InstallStopHandlers();
   if (slurm) {
     SlurmSettings ss;
     ss.poll_interval_s = 1;
-    ss.run_key = run_info.run_key;
-    ss.run_label = run_info.label;
+    ss.run_key = out.store.run_key;
+    ss.run_label = out.store.label;
     ss.no_store = o.no_store;
-    ss.database = run_info.database;
-    const int code = RunSlurmSweep(rows, site, settings, ss);
-    if (!o.no_store && code != kExitBadInput && code < 128) {
-      const std::string report = o.report.empty() ? (fs::path(result_dir) / "report.html").string() : o.report;
-      try {
-        const int points = WriteSweepReport(run_info, report);
-        std::printf("stored in %s (run '%s'); report of %d points: %s\n", run_info.database.c_str(),
-                    run_info.run_key.c_str(), points, report.c_str());
-      } catch (const std::exception& e) {
-        std::printf("report not written: %s\n", e.what());
-      }
-      std::fflush(stdout);
-    }
-    return code;
+    ss.database = out.store.database;
+    out.sweep = RunSlurmSweep(rows, site, settings, ss);
+  } else {
+    BecomeSubreaper();
+    out.sweep = RunSweep(rows, site, settings);
   }
-  InstallStopHandlers();
-  BecomeSubreaper();
-  const SweepSummary summary = RunSweep(rows, site, settings);
-  PrintSummary(summary, result_dir);
-  if (!o.no_store && summary.stop_signal == 0 && summary.done + summary.skipped > 0) {
-    const std::string report = o.report.empty() ? (fs::path(result_dir) / "report.html").string() : o.report;
-    try {
-      const int points = WriteSweepReport(run_info, report);
-      std::printf("stored in %s (run '%s'); report of %d points: %s\n", run_info.database.c_str(),
-                  run_info.run_key.c_str(), points, report.c_str());
-    } catch (const std::exception& e) {
-      std::printf("report not written: %s\n", e.what());
-    }
-    std::fflush(stdout);
+  if (!o.no_store && out.sweep.stop_signal == 0 && out.sweep.done + out.sweep.skipped > 0) {
+    out.report =
+        WriteReportOnce(out.store, o.report.empty() ? (fs::path(out.result_dir) / "report.html").string() : o.report);
   }
-  if (summary.stop_signal != 0) return 128 + summary.stop_signal;
-  return summary.failed > 0 ? kExitRunFailed : kExitOk;
+  return out;
 }
 
 }  // namespace infermark::runner

@@ -1,5 +1,6 @@
 // `infermark run` and `infermark sweep` as one function: rows from a matrix file or from config
-// keys, the site file, the executor, the summary printed at the end and the exit code.
+// keys, the site file, the executor, the store and the report; what happened comes back as a
+// summary that the command renders and maps to an exit code.
 #pragma once
 
 #include <optional>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include "core/json_text.hpp"
+#include "matrix/matrix_row.hpp"
+#include "runner/result_sink.hpp"
 #include "runner/sweep.hpp"
 
 namespace infermark::runner {
@@ -34,15 +37,38 @@ struct SweepCommandOptions {
   PlanOptions plan;                       ///< Result folder, runner name, port, time scale, prompts.
 };
 
-/// The rows a command selects (matrix file, or test-config over the catalog). Throws InputError.
-std::vector<Json> SelectRows(const SweepCommandOptions& options);
+/// The rows a command selects (matrix file, or test-config over the catalog), each read once with
+/// its fields checked. Throws InputError.
+std::vector<matrix::MatrixRow> SelectRows(const SweepCommandOptions& options);
 
 /// Loads the site file named by the options (or found), or the built-in defaults when none exists.
 SiteConfig LoadSite(const SweepCommandOptions& options);
 
+/// The report written at the end of a sweep.
+struct ReportOutcome {
+  std::string path;   ///< Where it was written (or would have been).
+  int points = 0;     ///< Points drawn.
+  std::string error;  ///< Why it was not written; empty when it was.
+};
+
+/// What the command did.
+struct SweepCommandSummary {
+  std::string result_dir;               ///< Absolute result folder.
+  SweepRunInfo store;                   ///< The store run the points went to.
+  bool stored = false;                  ///< Points were stored (not --no-store).
+  std::vector<RowPlan> dry_run;         ///< --dry-run: every row's plan (nothing ran).
+  SweepSummary sweep;                   ///< The rows (empty after a dry run).
+  std::optional<ReportOutcome> report;  ///< The report, when one was due.
+};
+
+/// The folder results go to: the options', else the site's, absolute.
+std::string ResultDir(const SweepCommandOptions& options, const SiteConfig& site);
+
+/// Writes the report of `info`'s run to `path` (failures become the outcome's error).
+ReportOutcome WriteReportOnce(const SweepRunInfo& info, const std::string& path);
+
 /// Runs the command: every row stored in the results store as it finishes (one run per sweep),
-/// the report written at the end; progress on stderr, the summary on stdout. Returns the exit
-/// code (0 all rows complete, 1 a row failed, 128 + signal when stopped).
-int RunSweepCommand(const SweepCommandOptions& options);
+/// the report written at the end; progress on stderr. Throws InputError for bad input.
+SweepCommandSummary RunSweepCommand(const SweepCommandOptions& options);
 
 }  // namespace infermark::runner

@@ -10,16 +10,18 @@
 #include <sstream>
 
 #include "engine/emission_log.hpp"
-#include "engine/engine_data.hpp"
 #include "engine/openai_request.hpp"
-#include "engine/output_length.hpp"
-#include "engine/scheduler.hpp"
 #include "engine/serve_metrics.hpp"
 #include "engine/token_vocabulary.hpp"
+#include "perfmodel/engine_data.hpp"
+#include "perfmodel/output_length.hpp"
+#include "perfmodel/scheduler.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace infermark::engine {
 namespace {
+
+using namespace ::infermark::perfmodel;  // the engine serves the performance model
 
 ApiRequest Parse(const std::string& body, Endpoint e = Endpoint::kCompletions) {
   auto r = ParseApiRequest(body, e);

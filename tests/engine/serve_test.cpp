@@ -14,15 +14,17 @@
 #include <thread>
 
 #include "engine/chat_template.hpp"
-#include "engine/engine_data.hpp"
-#include "engine/step_time.hpp"
 #include "http/client.hpp"
 #include "http/sse_parser.hpp"
+#include "perfmodel/engine_data.hpp"
+#include "perfmodel/step_time.hpp"
 #include "serve_process.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace infermark::engine {
 namespace {
+
+using namespace ::infermark::perfmodel;  // the engine serves the performance model
 
 using nlohmann::json;
 using test::ServeProcess;
@@ -443,6 +445,18 @@ TEST(ServeTiming, EmissionLogFollowsTheModelAndTheClientSawIt) {
                        R"("stream_options":{"include_usage":true}})");
   ASSERT_TRUE(got.done);
   ASSERT_EQ(got.events.size(), std::size_t(n) + 2);
+  // The engine timed each of its passes against the model (one prefill, then one decode pass per
+  // token) and publishes how late they ended, in /metrics and in its model card.
+  const std::string metrics = api.Get("/metrics").body;
+  const double passes = MetricValue(metrics, "infermark:step_lateness_seconds_count");
+  EXPECT_GE(passes, n);
+  EXPECT_NE(metrics.find("infermark:step_lateness_seconds_bucket{model_name=\"llama-3.1-8b\",le=\"0.001\"}"),
+            std::string::npos);
+  EXPECT_GE(MetricValue(metrics, "infermark:clock_slips_total"), 0);
+  const json lateness = json::parse(api.Get("/v1/models").body)["data"][0]["step_lateness"];
+  EXPECT_EQ(lateness["passes"].get<double>(), passes);
+  EXPECT_GT(lateness["p99_ms"].get<double>(), 0);
+  EXPECT_GE(lateness["max_ms"].get<double>(), 0);
   EXPECT_EQ(server.Terminate(), 0);
 
   std::ifstream in(log_path);

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
-#include "http/monotonic_clock.hpp"
+#include "core/clock.hpp"
 
 namespace infermark::http {
 namespace {

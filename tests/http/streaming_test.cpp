@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "http/client.hpp"
-#include "http/monotonic_clock.hpp"
 #include "http/server.hpp"
 #include "http/sse_parser.hpp"
 #include "raw_socket.hpp"

@@ -16,9 +16,19 @@ http::ClientResult Ok() {
   return r;
 }
 
+// Counts the tracker's calls to the listener.
+struct Listener final : RequestListener {
+  int freed = 0;
+  int closed = 0;
+  void OnFreed(std::size_t, std::int64_t) override { ++freed; }
+  void OnClosed(std::size_t) override { ++closed; }
+};
+
 metrics::RequestRecord Feed(Api api, const std::string& body, int status = 200, http::ClientResult result = Ok()) {
   metrics::RequestRecord record;
-  StreamRecorder recorder(api, record, true);
+  Listener listener;
+  RequestTracker tracker(record, listener, 0, true);
+  StreamRecorder recorder(api, tracker);
   http::ResponseHead head;
   head.status = status;
   recorder.OnHead(head);
@@ -28,6 +38,8 @@ metrics::RequestRecord Feed(Api api, const std::string& body, int status = 200, 
   }
   result.status = status;
   recorder.Finish(result);
+  EXPECT_EQ(listener.freed, 1);
+  EXPECT_EQ(listener.closed, 1);
   return record;
 }
 
@@ -96,7 +108,7 @@ TEST(ApiDriver, OddShapesReadAsALookupWould) {
   const auto odd = Feed(Api::kCompletions, "data: {\"choices\":[3]}\n\ndata: {\"choices\":[{\"text\":5}]}\n\n");
   ASSERT_TRUE(odd.success) << odd.error;
   EXPECT_EQ(odd.chunk_ns.size(), 2u);
-  EXPECT_EQ(odd.first_text_ns, 0);
+  EXPECT_FALSE(odd.first_text_ns.has_value());
   const auto no_delta = Feed(Api::kChatCompletions,
                              "data: {\"choices\":[{\"index\":0}]}\n\ndata: {\"choices\":[{\"delta\":null}]}\n\n"
                              "data: {\"choices\":[{\"delta\":{\"reasoning\":\"r\",\"content\":\"c\"}}]}\n\n");
@@ -111,7 +123,9 @@ TEST(ApiDriver, OddShapesReadAsALookupWould) {
 
 TEST(ApiDriver, ArrivalTimesNeverGoBackwards) {
   metrics::RequestRecord record;
-  StreamRecorder recorder(Api::kCompletions, record, false);
+  Listener listener;
+  RequestTracker tracker(record, listener, 0, false);
+  StreamRecorder recorder(Api::kCompletions, tracker);
   http::ResponseHead head;
   head.status = 200;
   recorder.OnHead(head);

@@ -49,6 +49,37 @@ class BenchServe : public ::testing::Test {
   fs::path dir_;
 };
 
+// Against infermark's built-in engine the client reads the engine's own lateness over the
+// measured window: passes that ended late against the model make the run INVALID, and the result
+// says so, with the engine's time scale for provenance.
+TEST_F(BenchServe, AnEngineBehindItsModelMakesTheRunInvalid) {
+  FakeServerOptions late;
+  late.engine_time_scale = 10;
+  late.late_passes = 5;  // 5 of 105 passes in the window end 2–5 ms late: p99 in the 5 ms bucket
+  FakeOpenAiServer server(late);
+  const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "8", "--max-concurrency", "2"}));
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  const auto j = Result();
+  EXPECT_EQ(j["verdict"], "INVALID");
+  bool said = false;
+  for (const auto& reason : j["verdict_reasons"]) {
+    said = said || reason.get<std::string>().find("engine behind its model (p99 5.000 ms)") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << j["verdict_reasons"].dump();
+  const auto& server_block = j["infermark"]["server"];
+  EXPECT_EQ(server_block["built_in_engine"], true);
+  EXPECT_EQ(server_block["step_lateness"]["passes"], 105);  // the window's, not the engine's whole life
+  EXPECT_EQ(server_block["step_lateness"]["clock_slips"], 1);
+  EXPECT_DOUBLE_EQ(j["infermark"]["time_scale"].get<double>(), 10.0);
+
+  FakeServerOptions on_time;
+  on_time.engine_time_scale = 10;
+  FakeOpenAiServer good(on_time);
+  const auto ok = RunInfermark(Args(good.port(), {"--num-prompts", "8", "--max-concurrency", "2"}));
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NEAR(Result()["infermark"]["server"]["step_lateness"]["p99_ms"].get<double>(), 0.1, 1e-12);
+}
+
 TEST_F(BenchServe, WellBehavedServerGivesAValidCompleteResult) {
   FakeOpenAiServer server({});
   const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "20", "--max-concurrency", "4", "--num-warmups",

@@ -80,6 +80,10 @@ TEST_P(EngineAgreement, ClientChunkTimesMatchTheEmissionLogWithinOneMillisecond)
                                  "--max-loop-lag-ms",
                                  "1000",
                                  "--max-send-lag-ms",
+                                 "1000",
+                                 // The agreement is the point here, not the verdict: on a shared
+                                 // 2-core machine the engine may fall behind its model too.
+                                 "--max-engine-lateness-ms",
                                  "1000"});
   ASSERT_EQ(engine.Terminate(), 0);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;

@@ -6,8 +6,11 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "http/server.hpp"
 
@@ -27,14 +30,47 @@ enum class Fault {
 struct FakeServerOptions {
   Fault fault = Fault::kNone;
   std::chrono::microseconds token_interval{1000};  ///< Gap between tokens.
+  /// Pose as infermark's built-in engine at this time scale (0: an ordinary server): its model
+  /// card says so, and /metrics publishes the engine's lateness histogram, which grows by 100
+  /// passes on schedule and `late_passes` passes 3–5 ms late at every scrape.
+  double engine_time_scale = 0;
+  int late_passes = 0;
 };
 
 /// Serves POST /v1/completions and /v1/chat/completions and GET /v1/models on 127.0.0.1.
 class FakeOpenAiServer {
  public:
   explicit FakeOpenAiServer(FakeServerOptions options) : options_(options), server_(Options()) {
-    server_.Route("GET", "/v1/models", [](http::Request&, http::Responder r) {
-      r.Respond(200, "application/json", R"({"object":"list","data":[{"id":"fake"}]})");
+    server_.Route("GET", "/v1/models", [this](http::Request&, http::Responder r) {
+      if (options_.engine_time_scale > 0) {
+        r.Respond(200, "application/json",
+                  R"({"object":"list","data":[{"id":"fake","owned_by":"infermark","hardware":"h200","tp":8,)"
+                  R"("time_scale":)" +
+                      std::to_string(options_.engine_time_scale) + "}]}");
+      } else {
+        r.Respond(200, "application/json", R"({"object":"list","data":[{"id":"fake"}]})");
+      }
+    });
+    server_.Route("GET", "/metrics", [this](http::Request&, http::Responder r) {
+      if (options_.engine_time_scale <= 0) {
+        r.Respond(404, "text/plain", "no metrics");
+        return;
+      }
+      const int scrape = ++scrapes_;
+      const int on_time = 100 * scrape;
+      const int late = options_.late_passes * scrape;
+      std::string text = "# TYPE infermark:step_lateness_seconds histogram\n";
+      for (const auto& [le, n] : std::vector<std::pair<std::string, int>>{{"0.0001", on_time},
+                                                                          {"0.001", on_time},
+                                                                          {"0.002", on_time},
+                                                                          {"0.005", on_time + late},
+                                                                          {"+Inf", on_time + late}}) {
+        text +=
+            "infermark:step_lateness_seconds_bucket{model_name=\"fake\",le=\"" + le + "\"} " + std::to_string(n) + "\n";
+      }
+      text += "infermark:step_lateness_seconds_count{model_name=\"fake\"} " + std::to_string(on_time + late) + "\n";
+      text += "infermark:clock_slips_total{model_name=\"fake\"} " + std::to_string(scrape) + "\n";
+      r.Respond(200, "text/plain", text);
     });
     for (const char* path : {"/v1/completions", "/v1/chat/completions"}) {
       const bool chat = std::string(path).find("chat") != std::string::npos;
@@ -142,6 +178,7 @@ class FakeOpenAiServer {
 
   FakeServerOptions options_;
   std::atomic<int> requests_{0};
+  std::atomic<int> scrapes_{0};
   mutable std::mutex mu_;
   std::string last_body_;
   std::vector<std::shared_ptr<Stream>> stalled_;

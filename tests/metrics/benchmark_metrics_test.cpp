@@ -113,6 +113,22 @@ TEST(BenchmarkMetrics, OwnMetrics) {
   EXPECT_NEAR(m.send_lag.max, 10.0, 1e-9);
 }
 
+TEST(BenchmarkMetrics, TimeZeroIsAMomentNotANever) {
+  // A virtual clock starts at 0: a request sent there, answered at 0 + 5 ms, intended at 0.
+  RequestRecord r = Ok(0, 0, {5, 15}, 2);
+  const BenchmarkMetrics m = ComputeMetrics(std::vector<RequestRecord>{r}, 1.0);
+  EXPECT_EQ(m.completed, 1u);
+  EXPECT_NEAR(m.ttft.median, 5.0, 1e-12);
+  EXPECT_EQ(m.send_lag.count, 1u);
+  EXPECT_EQ(m.send_lag.max, 0.0);
+  EXPECT_EQ(m.intended_ttft.count, 1u);
+  // Never sent: no send lag, whatever its intended time.
+  RequestRecord unsent;
+  unsent.intended_ns = 0;
+  unsent.error_kind = "cancelled";
+  EXPECT_EQ(ComputeMetrics(std::vector<RequestRecord>{unsent}, 1.0).send_lag.count, 0u);
+}
+
 TEST(BenchmarkMetrics, OpeningWaveSendLagIsReportedApart) {
   // Three requests due at the start went out 0, 4 and 8 ms late (the client writing a whole wave);
   // the one that took the first freed slot went out 0.5 ms after it freed.

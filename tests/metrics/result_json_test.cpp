@@ -21,8 +21,9 @@ std::vector<RequestRecord> TwoRequests() {
   for (std::size_t i = 0; i < 2; ++i) {
     RequestRecord& r = records[i];
     r.index = i;
-    r.intended_ns = r.sent_ns = 1'000 * kMs;
-    r.chunk_ns = {r.sent_ns + 40 * kMs, r.sent_ns + 50 * kMs, r.sent_ns + 65 * kMs};
+    const std::int64_t sent = 1'000 * kMs;
+    r.intended_ns = r.sent_ns = sent;
+    r.chunk_ns = {sent + 40 * kMs, sent + 50 * kMs, sent + 65 * kMs};
     r.first_chunk_ns = r.first_text_ns = r.chunk_ns.front();
     r.end_ns = r.done_ns = r.chunk_ns.back();
     r.success = true;

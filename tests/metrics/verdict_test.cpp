@@ -42,6 +42,25 @@ TEST(Verdict, ClientSaturation) {
   EXPECT_TRUE(Judge(Completed(10), 10, self, true, loose).valid);
 }
 
+TEST(Verdict, EngineBehindItsModelIsInvalidAndSaysSo) {
+  EngineSelfCheck engine;
+  engine.passes = 500;
+  engine.lateness_p99_ms = 1.0;  // at the bound: still on schedule
+  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine).valid);
+  engine.lateness_p99_ms = 2.0;
+  const Verdict v = Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine);
+  EXPECT_FALSE(v.valid);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("engine behind its model (p99 2.000 ms)"), std::string::npos) << v.reasons[0];
+  // No passes timed (max speed, or another server): nothing to judge.
+  engine.passes = 0;
+  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine).valid);
+  VerdictLimits loose;
+  loose.max_engine_lateness_p99_ms = 5.0;
+  engine.passes = 500;
+  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, loose, &engine).valid);
+}
+
 TEST(Verdict, TooFewRequestsAndInterruptedRuns) {
   VerdictLimits limits;
   limits.min_completed = 20;

@@ -83,7 +83,7 @@ TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
   PlanOptions po;
   po.infermark = "/bin/infermark";
   po.prompts_per_conc = 2;
-  const RowPlan plan = PlanRow(FoundingRow(16), site, po);
+  const RowPlan plan = PlanRow(test::Typed(FoundingRow(16)), site, po);
   EXPECT_EQ(plan.kind, TargetKind::kEngine);
   const auto& s = plan.server.argv;
   ASSERT_GE(s.size(), 3U);
@@ -112,10 +112,10 @@ TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
 
 TEST(RowPlan, UnknownLabelsAndModelsAreInputErrors) {
   const SiteConfig site = Site("runners:\n  h100: {engine: {hardware: h100}}\n");
-  EXPECT_THROW(PlanRow(FoundingRow(1, "1k1k", 8), site, {}), InputError);
+  EXPECT_THROW(PlanRow(test::Typed(FoundingRow(1, "1k1k", 8)), site, {}), InputError);
   const SiteConfig no_model = Site("runners:\n  mi355x: {engine: {hardware: mi355x}}\n");
   try {
-    PlanRow(FoundingRow(1, "1k1k", 8), no_model, {});
+    PlanRow(test::Typed(FoundingRow(1, "1k1k", 8)), no_model, {});
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("amd/MiniMax-M3-MXFP4"), std::string::npos) << e.what();
@@ -124,19 +124,19 @@ TEST(RowPlan, UnknownLabelsAndModelsAreInputErrors) {
 
 TEST(RowPlan, FindsTheFoundingRecipesLauncherScript) {
   const std::string dir = test::SourcePath("recipes/benchmarks/single_node");
-  const std::string script = FindLauncherScript(dir, FoundingRow(4));
+  const std::string script = FindLauncherScript(dir, test::Typed(FoundingRow(4)));
   EXPECT_EQ(script, test::SourcePath("recipes/benchmarks/single_node/fixed_seq_len/minimaxm3_fp4_mi355x_vllm.sh"));
   Json other = FoundingRow(4);
   other["runner"] = "cluster:mi355x-amds";
-  EXPECT_EQ(FindLauncherScript(dir, other), script);
+  EXPECT_EQ(FindLauncherScript(dir, test::Typed(other)), script);
   other["precision"] = "fp8";
-  EXPECT_EQ(FindLauncherScript(dir, other), "");
+  EXPECT_EQ(FindLauncherScript(dir, test::Typed(other)), "");
 }
 
 TEST(RowPlan, CommandTargetsExpandTheRowsVariables) {
   const SiteConfig site = Site(
       "runners:\n  mi355x: {command: [vllm, serve, '${MODEL}', --port, '${PORT}', --tensor-parallel-size, '${TP}']}\n");
-  const RowPlan plan = PlanRow(FoundingRow(2), site, {});
+  const RowPlan plan = PlanRow(test::Typed(FoundingRow(2)), site, {});
   EXPECT_EQ(plan.server.argv, (std::vector<std::string>{"vllm", "serve", "amd/MiniMax-M3-MXFP4", "--port", "8888",
                                                         "--tensor-parallel-size", "4"}));
   EXPECT_TRUE(plan.client.has_value());
@@ -148,7 +148,7 @@ TEST(ContainerArgv, DockerRunsTheScriptWithTheContractAndCleansUp) {
                                "', mounts: ['/hf:/hf'], args: [--device=/dev/kfd]}}\n");
   PlanOptions po;
   po.infermark = "/opt/infermark";
-  const RowPlan plan = PlanRow(FoundingRow(8), site, po);
+  const RowPlan plan = PlanRow(test::Typed(FoundingRow(8)), site, po);
   const auto& a = plan.server.argv;
   ASSERT_GE(a.size(), 6U);
   EXPECT_EQ(a[0], "docker");

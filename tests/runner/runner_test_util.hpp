@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/json_text.hpp"
+#include "matrix/matrix_row.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::test {
@@ -45,6 +46,11 @@ inline int FreePort() {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+/// `row` read as the runner reads matrix rows (its fields checked).
+inline matrix::MatrixRow Typed(const Json& row) {
+  return matrix::ReadMatrixRows({row}, "test row").front();
 }
 
 /// A single-node matrix row whose launcher script is `tests/runner/scripts/<kind>_fp8_test_vllm.sh`.

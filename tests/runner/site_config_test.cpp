@@ -6,7 +6,7 @@
 #include <set>
 
 #include "catalog/catalog_loader.hpp"
-#include "engine/engine_data.hpp"
+#include "perfmodel/engine_data.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::runner {
@@ -90,7 +90,7 @@ TEST(SiteConfig, LoadThrowsEveryProblem) {
 // for; when it gains a profile this test says so and the gap list must shrink.
 TEST(ProjectSiteFile, MapsEveryRunnerLabelToAModelledGpu) {
   const SiteConfig site = LoadSiteConfig(test::SourcePath("infermark.yaml"));
-  const auto& data = engine::DefaultEngineData();
+  const auto& data = perfmodel::DefaultEngineData();
   const std::set<std::string> unmodelled = {"rtx6000pro"};
   std::set<std::string> labels;
   for (const auto* file : {"recipes/configs/runners.yaml", "tests/fixtures/inferencex/configs/runners.yaml"}) {
@@ -117,9 +117,9 @@ TEST(ProjectSiteFile, MapsTheFoundingRecipesModel) {
   const SiteConfig site = LoadSiteConfig(test::SourcePath("infermark.yaml"));
   const ModelSite* m = site.FindModel("amd/MiniMax-M3-MXFP4");
   ASSERT_NE(m, nullptr);
-  EXPECT_EQ(engine::DefaultEngineData().FindModel(m->builtin).name, "minimax-m3");
+  EXPECT_EQ(perfmodel::DefaultEngineData().FindModel(m->builtin).name, "minimax-m3");
   for (const auto& [id, model] : site.models) {
-    EXPECT_NO_THROW((void)engine::DefaultEngineData().FindModel(model.builtin)) << id;
+    EXPECT_NO_THROW((void)perfmodel::DefaultEngineData().FindModel(model.builtin)) << id;
   }
 }
 

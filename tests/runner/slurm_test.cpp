@@ -39,7 +39,7 @@ TEST(SlurmScript, MultiNodeRowsAskForTheirNodes) {
   row["decode"] = Json{{"num-worker", 2}, {"tp", 8}, {"ep", 8}, {"dp-attn", false}};
   row["conc"] = Json::array({64, 128});
   const RunnerSite& runner = *site.FindRunner("mi355x-disagg");
-  EXPECT_EQ(RowNodes(row, runner), 3);
+  EXPECT_EQ(RowNodes(test::Typed(row), runner), 3);
   RowPlan plan;
   plan.label = "mi355x-disagg";
   plan.result_filename = "rf";
@@ -48,7 +48,7 @@ TEST(SlurmScript, MultiNodeRowsAskForTheirNodes) {
   plan.port = 9000;
   SweepSettings settings;
   settings.plan.infermark = "/usr/bin/infermark";
-  const std::string script = SlurmJobScript(plan, runner, RowNodes(row, runner), "/r/logs/rf/row.json",
+  const std::string script = SlurmJobScript(plan, runner, RowNodes(test::Typed(row), runner), "/r/logs/rf/row.json",
                                             "/tmp/site.yaml", settings, SlurmSettings{});
   EXPECT_NE(script.find("#SBATCH --nodes=3\n"), std::string::npos) << script;
   EXPECT_NE(script.find("#SBATCH --gres=gpu:8\n"), std::string::npos) << script;
@@ -58,7 +58,7 @@ TEST(SlurmScript, MultiNodeRowsAskForTheirNodes) {
                         "--executor local --result-dir '/r'"),
             std::string::npos)
       << script;
-  EXPECT_EQ(RowNodes(test::ScriptRow("good", 1), runner), 1);
+  EXPECT_EQ(RowNodes(test::Typed(test::ScriptRow("good", 1)), runner), 1);
 }
 
 // Brings the one-node cluster up (root only); the reason when it cannot.

@@ -25,7 +25,7 @@ RowRun RunScriptRow(const test::ScratchDir& dir, const std::string& kind, double
   WriteFileAtomic(site_file, test::ScriptSite(dir / "results", test::FreePort(), startup_timeout_s));
   const SiteConfig site = LoadSiteConfig(site_file);
   RowRun run;
-  run.plan = PlanRow(test::ScriptRow(kind, 4), site, {});
+  run.plan = PlanRow(test::Typed(test::ScriptRow(kind, 4)), site, {});
   RowLimits limits;
   limits.startup_timeout_s = startup_timeout_s;
   limits.row_timeout_s = row_timeout_s;

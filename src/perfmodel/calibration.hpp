@@ -1,0 +1,108 @@
+// Calibration: fit the step-time model's efficiency factors to measured benchmark points, and
+// measure how well the fitted model predicts points it was not fitted on — (a) a model left out
+// (fit on one model, predict the other on the same GPU and framework) and (b) a GPU left out
+// (fit on the other GPUs, predict this one from its datasheet). Every point is simulated once,
+// exactly as `predict` runs it (the caller supplies that run: the client lives in src/loadgen and
+// the virtual-time target in src/sim), and its closed-loop trace is re-timed per candidate.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perfmodel/deployment.hpp"
+#include "perfmodel/measured_points.hpp"
+#include "perfmodel/trace.hpp"
+
+namespace infermark::perfmodel {
+
+/// How hard to search.
+struct FitSettings {
+  int max_evaluations = 400;   ///< Loss evaluations per fit.
+  double prior_weight = 0.01;  ///< Pull towards the priors (keeps unidentifiable factors sane).
+  unsigned threads = 1;        ///< Threads evaluating points.
+};
+
+/// The error of one prediction.
+struct PointError {
+  std::size_t index = 0;    ///< Point index in the calibrator.
+  double pred_tput = 0;     ///< Predicted tok/s/GPU.
+  double pred_intvty = 0;   ///< Predicted tok/s/user.
+  double tput_error = 0;    ///< |pred − meas| / meas.
+  double intvty_error = 0;  ///< |pred − meas| / meas.
+};
+
+/// Median and p90 of relative errors.
+struct ErrorSummary {
+  std::size_t points = 0;    ///< Points summarized.
+  double tput_median = 0;    ///< Median |Δ|/meas of tok/s/GPU.
+  double tput_p90 = 0;       ///< p90 of the same.
+  double intvty_median = 0;  ///< Median |Δ|/meas of interactivity.
+  double intvty_p90 = 0;     ///< p90 of the same.
+};
+
+/// Summarizes errors.
+ErrorSummary SummarizeErrors(const std::vector<PointError>& errors);
+
+/// Run-to-run noise of the measurements (two dates of the same points).
+ErrorSummary NoiseFloor(const std::vector<RepeatedPoint>& repeats);
+
+/// One held-out evaluation.
+struct Fold {
+  std::string description;         ///< What was fitted and what predicted.
+  EfficiencyFactors factors;       ///< Factors fitted on the training points.
+  std::vector<std::size_t> train;  ///< Training points.
+  std::vector<PointError> errors;  ///< Errors on the held-out points.
+};
+
+/// Runs the reference client's closed loop for `point` (its concurrency, 10 × conc prompts,
+/// lengths uniform in [0.8 L, L], seed 0) on `deployment` in virtual time and returns its trace.
+/// Called from several threads at once.
+using TraceRecorder = std::function<Trace(const Deployment& deployment, const MeasuredPoint& point)>;
+
+/// Points prepared for fitting.
+class Calibrator {
+ public:
+  /// Resolves each point's deployment and records its trace with `record` (the expensive part).
+  Calibrator(const EngineData& data, std::vector<MeasuredPoint> points, unsigned threads, const TraceRecorder& record);
+  ~Calibrator();
+
+  /// Points.
+  [[nodiscard]] const std::vector<MeasuredPoint>& points() const { return points_; }
+  /// The catalog the points were resolved against.
+  [[nodiscard]] const EngineData& data() const { return data_; }
+  /// The deployment of point `i`.
+  [[nodiscard]] const Deployment& deployment(std::size_t i) const;
+  /// Predicted figures of point `i` under `factors`.
+  [[nodiscard]] TraceFigures Predict(std::size_t i, const EfficiencyFactors& factors) const;
+  /// Errors on `points` under `factors`.
+  [[nodiscard]] std::vector<PointError> Errors(const std::vector<std::size_t>& points, const EfficiencyFactors& factors,
+                                               unsigned threads) const;
+  /// Fits factors on `train`, starting from (and regularized towards) `prior`.
+  [[nodiscard]] EfficiencyFactors Fit(const std::vector<std::size_t>& train, const EfficiencyFactors& prior,
+                                      const FitSettings& settings, double* loss = nullptr) const;
+  /// The prior for points of `framework` on `hardware` (framework priors, hardware latencies).
+  [[nodiscard]] EfficiencyFactors Prior(const std::string& framework, const std::string& hardware) const;
+
+ private:
+  struct Prepared;
+  const EngineData& data_;
+  std::vector<MeasuredPoint> points_;
+  std::vector<std::unique_ptr<Prepared>> prepared_;
+};
+
+/// Protocol (a): for every hardware key (GPU × framework) and model, fit on the other model's
+/// points of that key and predict this model's.
+std::vector<Fold> ModelLeftOut(const Calibrator& calibrator, const FitSettings& settings);
+
+/// Protocol (b): for every GPU and framework, fit on that framework's points on the other GPUs
+/// (of the same vendor when there are any) and predict this GPU's.
+std::vector<Fold> GpuLeftOut(const Calibrator& calibrator, const FitSettings& settings);
+
+/// The profiles the engine uses: per framework and GPU, fitted on all of its points, and per
+/// framework and vendor, fitted on all of that vendor's points.
+std::vector<std::pair<CalibratedProfile, ErrorSummary>> FitProfiles(const Calibrator& calibrator,
+                                                                    const FitSettings& settings);
+
+}  // namespace infermark::perfmodel

@@ -1,0 +1,40 @@
+// What `engine calibrate` reports: both held-out protocols, the noise floor of repeated
+// measurements and the profiles fitted on every point, as a markdown report, a CSV of every
+// held-out prediction and the comment block each written profile carries.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "perfmodel/calibration.hpp"
+
+namespace infermark::perfmodel {
+
+/// Everything one calibration computed.
+struct CalibrationOutcome {
+  std::vector<Fold> model_left_out;                                  ///< Protocol (a) (empty when skipped).
+  std::vector<Fold> gpu_left_out;                                    ///< Protocol (b) (empty when skipped).
+  std::optional<ErrorSummary> noise;                                 ///< Run-to-run noise, when a repeat file was read.
+  std::vector<std::pair<CalibratedProfile, ErrorSummary>> profiles;  ///< Fitted on all points, in-sample errors.
+};
+
+/// Runs the held-out protocols (unless `skip_protocols`) and fits the profiles; `progress` (may be
+/// empty) hears a line after each stage.
+CalibrationOutcome Calibrate(const Calibrator& calibrator, const FitSettings& settings, bool skip_protocols,
+                             const std::vector<RepeatedPoint>& repeats,
+                             const std::function<void(const std::string&)>& progress);
+
+/// The markdown report: summary table, per-fold tables, profiles, wall time.
+std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOutcome& outcome,
+                              const std::string& measured_path, double wall_seconds);
+
+/// One CSV line per held-out prediction beside its measurement.
+std::string HeldOutCsv(const Calibrator& calibrator, const CalibrationOutcome& outcome);
+
+/// The comment lines a written profile opens with (where it came from and its in-sample error).
+std::vector<std::string> ProfileComment(const CalibratedProfile& profile, const ErrorSummary& summary,
+                                        const std::string& measured_path);
+
+}  // namespace infermark::perfmodel

@@ -1,0 +1,158 @@
+#include "perfmodel/deployment.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/diagnostic.hpp"
+
+namespace infermark::perfmodel {
+
+namespace {
+
+InputError Bad(const std::string& field, const std::string& rule) {
+  return InputError(Diagnostic{SourceMark{}, "", field, rule});
+}
+
+}  // namespace
+
+EfficiencyFactors ChooseEfficiency(const EngineData& data, const FrameworkProfile& framework,
+                                   const HardwareSpec& hardware, std::string* source) {
+  std::vector<std::string> names{framework.name};
+  if (!framework.calibration_fallback.empty()) names.push_back(framework.calibration_fallback);
+  for (const auto& fw : names) {
+    for (const std::string& scope : {hardware.name, hardware.vendor}) {
+      if (const CalibratedProfile* c = data.FindCalibrated(fw, scope)) {
+        if (source != nullptr) *source = c->path;
+        EfficiencyFactors e = c->efficiency;
+        // A borrowed profile keeps this framework's own fixed overheads: they are what differs.
+        if (fw != framework.name) {
+          e.step_overhead_us = framework.efficiency.step_overhead_us;
+          e.seq_overhead_us = framework.efficiency.seq_overhead_us;
+        }
+        return e;
+      }
+    }
+  }
+  if (source != nullptr) *source = "frameworks.yaml priors (" + framework.name + ")";
+  return framework.efficiency;
+}
+
+void PlanMemory(Deployment& d) {
+  const ModelSpec& m = d.model;
+  const ParamCounts p = CountParams(m);
+  const ResolvedPrecision& q = d.precision;
+  const double dense_b = q.experts_only ? 2.0 : q.quant_bytes;  // attention and dense FFN
+  const int tp_attn = d.dp_attention ? 1 : d.tp;
+  const int expert_shards = d.ep > 1 ? d.ep : d.tp;
+  const double moe_layers = m.MoeLayers();
+  double w = m.layers * p.attention_per_layer * dense_b / tp_attn;
+  w += m.dense_layers * p.dense_ffn_per_layer * dense_b / d.tp;
+  w += moe_layers * (m.moe.experts * p.expert * q.quant_bytes / expert_shards + p.shared_per_layer * dense_b / d.tp +
+                     p.router_per_layer * 2.0);
+  w += (p.embedding + p.lm_head) * 2.0 / d.tp;
+  if (d.scheduler.spec_tokens > 0 && m.mtp_layers > 0) {
+    // An MTP module is one more decoder layer (MoE where the model is) plus a projection.
+    const double layer = p.attention_per_layer * dense_b / tp_attn +
+                         (m.moe.experts > 0 ? m.moe.experts * p.expert * q.quant_bytes / expert_shards
+                                            : p.dense_ffn_per_layer * dense_b / d.tp) +
+                         2.0 * m.hidden * m.hidden * 2.0 / d.tp;
+    w += layer * std::min(m.mtp_layers, d.scheduler.spec_tokens);
+  }
+  d.memory.weight_bytes_per_gpu = w;
+
+  // KV bytes per token on the GPU that holds the sequence: sliding-window layers keep only their
+  // window per sequence and are left out of the per-token cost.
+  const AttentionSpec& a = m.attention;
+  double per_layer = 0;
+  if (a.kind == AttentionSpec::Kind::kMla) {
+    per_layer = (a.kv_lora_rank + a.qk_rope_head_dim) * q.kv_bytes;  // latent, replicated over TP
+  } else {
+    const int kv_heads_rank = std::max(1, a.kv_heads / tp_attn);
+    per_layer = 2.0 * kv_heads_rank * a.head_dim * q.kv_bytes;
+  }
+  const int full_layers = m.layers - a.sliding_layers;
+  double kv_token = full_layers * per_layer;
+  if (a.sparse.enabled)
+    kv_token += (m.layers - a.sparse.first_layer) * a.sparse.index_heads * a.sparse.index_head_dim * q.kv_bytes;
+  d.memory.kv_bytes_per_token = kv_token;
+
+  const SchedulerDefaults& s = d.framework.scheduler;
+  const double util = s.gpu_memory_utilization;
+  const double hbm = d.hardware.hbm_bytes;
+  double pool =
+      s.fraction_of_free ? util * (hbm - w - s.activation_reserve_bytes) : util * hbm - w - s.activation_reserve_bytes;
+  d.memory.kv_pool_bytes_per_gpu = pool;
+  if (pool <= 0) {
+    throw Bad("--tp", "the weights (" + std::to_string(w / 1e9) + " GB per GPU) leave no room for the KV cache on " +
+                          d.hardware.name + " (" + std::to_string(hbm / 1e9) + " GB at utilization " +
+                          std::to_string(util) + "); use more GPUs or a smaller precision");
+  }
+  // With attention data-parallel every GPU caches its own sequences; otherwise the TP group
+  // holds one shared pool (each GPU a slice of every token).
+  const double groups = d.dp_attention ? d.tp : 1;
+  d.memory.kv_capacity_tokens = static_cast<std::int64_t>(groups * pool / kv_token);
+  d.scheduler.num_blocks = d.memory.kv_capacity_tokens / d.scheduler.block_size;
+  if (d.scheduler.num_blocks < 1) throw Bad("--tp", "no KV block fits in memory");
+}
+
+Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o) {
+  Deployment d;
+  d.model = data.FindModel(o.model);
+  d.hardware = data.FindHardware(o.hardware);
+  d.framework = data.FindFramework(o.framework);
+  d.precision = ResolvePrecision(data.quant, o.precision, o.kv_cache_dtype, d.hardware, d.model);
+  if (o.tp < 1 || o.tp > d.hardware.domain_gpus)
+    throw Bad("--tp", "must be between 1 and " + std::to_string(d.hardware.domain_gpus) + " (one scale-up domain)");
+  if (o.ep < 1 || (o.ep > 1 && o.ep != o.tp))
+    throw Bad("--ep", "expert parallelism spans the TP GPUs: use 1 or " + std::to_string(o.tp));
+  if (o.ep > 1 && d.model.moe.experts == 0) throw Bad("--ep", "the model has no experts");
+  if (o.dp_attention && o.ep == 1 && d.model.moe.experts > 0)
+    throw Bad("--dp-attn", "attention data-parallel needs expert parallelism (--ep " + std::to_string(o.tp) + ")");
+  d.tp = o.tp;
+  d.ep = o.ep;
+  d.dp_attention = o.dp_attention;
+  if (o.use_calibration) {
+    d.efficiency = ChooseEfficiency(data, d.framework, d.hardware, &d.efficiency_source);
+  } else {
+    d.efficiency = d.framework.efficiency;
+    d.efficiency_source = "frameworks.yaml priors (" + d.framework.name + ")";
+  }
+  SchedulerConfig& s = d.scheduler;
+  const SchedulerDefaults& f = d.framework.scheduler;
+  s.block_size = o.block_size.value_or(f.block_size);
+  s.max_num_seqs = o.max_num_seqs.value_or(f.max_num_seqs);
+  s.max_num_batched_tokens = o.max_num_batched_tokens.value_or(f.max_num_batched_tokens);
+  s.prefix_caching = o.prefix_caching.value_or(f.prefix_caching);
+  s.stream_interval = o.stream_interval.value_or(f.stream_interval);
+  s.max_model_len = o.max_model_len.value_or(static_cast<int>(std::min<std::int64_t>(d.model.max_context, 1 << 30)));
+  if (s.block_size < 1 || s.max_num_seqs < 1 || s.max_num_batched_tokens < 1 || s.stream_interval < 1)
+    throw Bad("--block-size", "block size, max-num-seqs, max-num-batched-tokens and stream interval must be >= 1");
+  if (o.gpu_memory_utilization) {
+    if (!(*o.gpu_memory_utilization > 0 && *o.gpu_memory_utilization <= 1))
+      throw Bad("--gpu-memory-utilization", "must be in (0, 1]");
+    d.framework.scheduler.gpu_memory_utilization = *o.gpu_memory_utilization;
+  }
+  if (o.spec_decoding == "mtp") {
+    s.spec_tokens = o.num_speculative_tokens > 0 ? o.num_speculative_tokens : std::max(1, d.model.mtp_layers);
+    std::vector<double> acc = o.acceptance;
+    if (acc.empty()) acc.assign(static_cast<std::size_t>(s.spec_tokens), 0.7);
+    if (acc.size() == 1) acc.assign(static_cast<std::size_t>(s.spec_tokens), acc[0]);
+    if (acc.size() != static_cast<std::size_t>(s.spec_tokens))
+      throw Bad("--acceptance", "give one rate, or one per speculative token");
+    // Expected tokens per verify step: 1 + sum over positions of the chance all drafts up to it
+    // were accepted.
+    double chain = 1, expected = 1;
+    for (double a : acc) {
+      if (!(a >= 0 && a <= 1)) throw Bad("--acceptance", "rates must be in [0, 1]");
+      chain *= a;
+      expected += chain;
+    }
+    s.tokens_per_step = expected;
+  } else if (o.spec_decoding != "none" && !o.spec_decoding.empty()) {
+    throw Bad("--spec-decoding", "must be none or mtp");
+  }
+  PlanMemory(d);
+  return d;
+}
+
+}  // namespace infermark::perfmodel

@@ -1,0 +1,88 @@
+// One modelled deployment: a model on N GPUs of one kind, served by one framework at one
+// precision, with the scheduler settings and efficiency factors resolved from the data catalog
+// and the user's flags. Everything the step-time model and the scheduler need.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfmodel/engine_data.hpp"
+
+namespace infermark::perfmodel {
+
+/// What the user asked for (flags of `engine serve` and `predict`).
+struct DeploymentOptions {
+  std::string model;                             ///< Name, alias or path to config.json.
+  std::string hardware;                          ///< GPU name or alias.
+  std::string framework = "vllm";                ///< vllm, sglang, trt.
+  std::string precision = "bf16";                ///< bf16, fp8, fp4, int4.
+  std::string kv_cache_dtype = "auto";           ///< auto = the checkpoint's.
+  int tp = 1;                                    ///< Tensor-parallel GPUs.
+  int ep = 1;                                    ///< Expert-parallel degree (1 = experts split by TP).
+  bool dp_attention = false;                     ///< Attention data-parallel over the TP GPUs.
+  std::optional<int> block_size;                 ///< KV block size override.
+  std::optional<int> max_num_seqs;               ///< Max running sequences override.
+  std::optional<int> max_num_batched_tokens;     ///< Token budget override.
+  std::optional<double> gpu_memory_utilization;  ///< Memory fraction override.
+  std::optional<bool> prefix_caching;            ///< Prefix caching override.
+  std::optional<int> stream_interval;            ///< Tokens per streamed chunk override.
+  std::optional<int> max_model_len;              ///< Longest sequence accepted (default: the model's).
+  std::string spec_decoding = "none";            ///< none or mtp (speculative decoding with draft tokens).
+  int num_speculative_tokens = 0;                ///< Draft tokens per step (mtp; default 1 or the model's).
+  std::vector<double> acceptance;                ///< Per-position acceptance rates (default 0.7 each).
+  bool use_calibration = true;                   ///< Use data/engine/calibrated/ when a profile matches.
+};
+
+/// Scheduler settings after defaults, flags and memory are resolved.
+struct SchedulerConfig {
+  int block_size = 16;                ///< Tokens per KV block.
+  std::int64_t num_blocks = 0;        ///< KV blocks available (all ranks together).
+  int max_num_seqs = 1024;            ///< Most sequences in one batch.
+  int max_num_batched_tokens = 8192;  ///< Tokens per forward pass.
+  bool prefix_caching = true;         ///< Reuse identical prompt-prefix blocks.
+  int stream_interval = 1;            ///< Tokens per streamed chunk.
+  int max_model_len = 0;              ///< Longest prompt + output accepted.
+  int spec_tokens = 0;                ///< Draft tokens verified per decode step.
+  double tokens_per_step = 1;         ///< Expected tokens a decode step yields (1 + accepted drafts).
+};
+
+/// Where the memory goes on one GPU.
+struct MemoryPlan {
+  double weight_bytes_per_gpu = 0;      ///< Weights resident on one GPU.
+  double kv_bytes_per_token = 0;        ///< KV bytes one token costs on the GPU(s) holding it.
+  double kv_pool_bytes_per_gpu = 0;     ///< Memory left for the KV cache.
+  std::int64_t kv_capacity_tokens = 0;  ///< Tokens the whole deployment can cache.
+};
+
+/// A resolved deployment.
+struct Deployment {
+  ModelSpec model;                ///< Architecture.
+  HardwareSpec hardware;          ///< GPU.
+  FrameworkProfile framework;     ///< Framework profile.
+  ResolvedPrecision precision;    ///< Weight and KV formats.
+  int tp = 1;                     ///< Tensor-parallel GPUs (GPUs serving the model).
+  int ep = 1;                     ///< Expert-parallel degree.
+  bool dp_attention = false;      ///< Attention data-parallel.
+  EfficiencyFactors efficiency;   ///< Factors in force.
+  std::string efficiency_source;  ///< Which file they came from (calibrated profile or prior).
+  SchedulerConfig scheduler;      ///< Scheduler settings.
+  MemoryPlan memory;              ///< Memory plan.
+
+  /// GPUs the deployment occupies.
+  [[nodiscard]] int NumGpus() const { return tp; }
+};
+
+/// The factors for `framework` on `hardware`: its calibrated profile, else the vendor's, else the
+/// fallback framework's, else the framework's priors. `source` names the choice.
+EfficiencyFactors ChooseEfficiency(const EngineData& data, const FrameworkProfile& framework,
+                                   const HardwareSpec& hardware, std::string* source);
+
+/// Resolves options against the catalog; throws InputError for unknown names, impossible
+/// parallelism or a model that does not fit in memory.
+Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& options);
+
+/// Recomputes `deployment.memory` and the KV block count (after changing the scheduler defaults).
+void PlanMemory(Deployment& deployment);
+
+}  // namespace infermark::perfmodel

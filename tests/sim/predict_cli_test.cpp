@@ -1,0 +1,135 @@
+// `infermark predict` and `infermark engine calibrate`, black box and through the library:
+// output shape and units, one path for both forms of predict, held-out calibration errors.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/engine_data.hpp"
+#include "run_binary.hpp"
+#include "sim/predict.hpp"
+
+namespace infermark::perfmodel {
+namespace {
+
+TEST(PredictCli, PrintsOneObjectPerConcurrencyInInferenceXUnits) {
+  const auto r = test::RunInfermark(
+      {"predict", "--model", "amd/MiniMax-M3-MXFP4", "--hardware", "mi355x", "--framework", "vllm", "--precision",
+       "fp4", "--tp", "8", "--isl", "1024", "--osl", "1024", "--conc", "1,4,16", "--format", "json"},
+      test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 3u);
+  double last_tput = 0, last_intvty = 1e18;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const auto& p = j[i];
+    for (const char* k :
+         {"conc", "tput_per_gpu", "output_tput_per_gpu", "median_intvty", "median_e2el", "median_ttft", "median_tpot"})
+      ASSERT_TRUE(p.contains(k)) << k;
+    const std::vector<int> concs{1, 4, 16};
+    EXPECT_EQ(p["conc"].get<int>(), concs[i]);
+    // Seconds and tokens/s/user: interactivity is the inverse of the median TPOT.
+    EXPECT_NEAR(p["median_intvty"].get<double>() * p["median_tpot"].get<double>(), 1.0, 1e-9);
+    EXPECT_GT(p["median_tpot"].get<double>(), 1e-4);
+    EXPECT_LT(p["median_tpot"].get<double>(), 1.0);
+    EXPECT_LT(p["median_ttft"].get<double>(), p["median_e2el"].get<double>());
+    // Total throughput counts input and output tokens: ISL ≈ OSL here, so about twice the output.
+    EXPECT_NEAR(p["tput_per_gpu"].get<double>() / p["output_tput_per_gpu"].get<double>(), 2.0, 0.1);
+    EXPECT_GT(p["tput_per_gpu"].get<double>(), last_tput);
+    EXPECT_LT(p["median_intvty"].get<double>(), last_intvty);
+    last_tput = p["tput_per_gpu"].get<double>();
+    last_intvty = p["median_intvty"].get<double>();
+  }
+}
+
+TEST(PredictCli, TableAndBadInput) {
+  auto r = test::RunInfermark({"predict", "--model", "llama-3.3-70b", "--hardware", "h200", "--precision", "fp8",
+                               "--tp", "8", "--conc", "2", "--format", "table"},
+                              test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tok/s/GPU"), std::string::npos);
+  r = test::RunInfermark({"predict", "--model", "nope", "--hardware", "h200", "--conc", "2"}, test::SourcePath(""));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown model"), std::string::npos);
+  r = test::RunInfermark(
+      {"predict", "--model", "llama-3.3-70b", "--hardware", "h100", "--precision", "bf16", "--tp", "1", "--conc", "2"},
+      test::SourcePath(""));
+  EXPECT_EQ(r.exit_code, 2);  // does not fit
+}
+
+TEST(Calibration, ErrorsAreMeasuredOnPointsLeftOutOfTheFit) {
+  const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
+  std::vector<MeasuredPoint> all = LoadMeasuredPoints(test::SourcePath("data/engine/measured/measured_points.csv"));
+  ASSERT_EQ(all.size(), 1127u);
+  // A small slice keeps the test fast: one GPU, both models, 1k/1k, conc <= 16.
+  std::vector<MeasuredPoint> slice;
+  for (const auto& p : all)
+    if (p.hw_key == "h200" && p.isl == 1024 && p.osl == 1024 && p.conc <= 16) slice.push_back(p);
+  const Calibrator c(data, slice, 1, &sim::RecordTrace);
+  FitSettings s;
+  s.max_evaluations = 40;
+  const auto folds = ModelLeftOut(c, s);
+  ASSERT_EQ(folds.size(), 2u);
+  for (const auto& f : folds) {
+    std::set<std::string> train_models, test_models;
+    std::set<std::size_t> train(f.train.begin(), f.train.end());
+    for (std::size_t i : f.train) train_models.insert(c.points()[i].model);
+    for (const auto& e : f.errors) {
+      EXPECT_EQ(train.count(e.index), 0u);
+      test_models.insert(c.points()[e.index].model);
+      EXPECT_GE(e.tput_error, 0);
+      EXPECT_GT(e.pred_tput, 0);
+    }
+    ASSERT_EQ(train_models.size(), 1u);
+    ASSERT_EQ(test_models.size(), 1u);
+    EXPECT_NE(*train_models.begin(), *test_models.begin());
+  }
+  const ErrorSummary noise =
+      NoiseFloor(LoadRepeatedPoints(test::SourcePath("data/engine/measured/repeat_2025-10-25_vs_2025-10-28.csv")));
+  EXPECT_GT(noise.points, 1000u);
+  EXPECT_LT(noise.tput_median, 0.01);
+}
+
+// The two forms of predict are one path: a recipe row and the same deployment given by flags,
+// under the same client (10 x conc prompts after 2 x conc warm-ups), give the same figures to
+// the last bit.
+TEST(PredictCli, RecipeRowsAndFlagsGiveIdenticalFigures) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("predict_same_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  for (const auto& [seq, isl, max_model_len] :
+       {std::tuple{"1k1k", "1024", "2304"}, std::tuple{"8k1k", "8192", "9472"}}) {
+    const auto recipe =
+        test::RunInfermark({"predict", "--config-keys", "minimaxm3-fp4-mi355x-vllm", "--seq-lens", seq, "--tp-filter",
+                            "4", "--conc", "4,64", "--site", test::SourcePath("infermark.yaml"), "--result-dir",
+                            dir.string(), "--no-store", "--format", "json"},
+                           test::SourcePath(""));
+    ASSERT_EQ(recipe.exit_code, 0) << recipe.err;
+    const auto rows = nlohmann::json::parse(recipe.out);
+    ASSERT_EQ(rows.size(), 2u);
+    const auto flags = test::RunInfermark(
+        {"predict", "--model", "minimax-m3", "--hardware",      "mi355x",      "--precision", "fp4", "--framework",
+         "vllm",    "--tp",    "4",          "--max-model-len", max_model_len, "--isl",       isl,   "--osl",
+         "1024",    "--conc",  "4,64",       "--format",        "json"},
+        test::SourcePath(""));
+    ASSERT_EQ(flags.exit_code, 0) << flags.err;
+    const auto points = nlohmann::json::parse(flags.out);
+    ASSERT_EQ(points.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      for (const char* key :
+           {"tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu", "median_intvty", "median_ttft", "median_tpot",
+            "median_e2el", "p90_ttft", "p99_ttft", "p90_tpot", "p99_tpot", "duration"}) {
+        EXPECT_EQ(rows[i][key].get<double>(), points[i][key].get<double>()) << seq << " " << key << " " << i;
+      }
+      EXPECT_EQ(rows[i]["num_prompts"], points[i]["num_prompts"]);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace infermark::perfmodel
