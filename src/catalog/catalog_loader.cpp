@@ -59,11 +59,4 @@ RunnerConfig LoadRunnerConfig(const std::string& file) {
   return config;
 }
 
-std::vector<ChangelogEntry> LoadChangelog(const std::string& file) {
-  std::vector<Diagnostic> problems;
-  auto entries = ReadChangelog(LoadYamlFile(file), problems);
-  if (!problems.empty()) throw InputError(std::move(problems));
-  return entries;
-}
-
 }  // namespace infermark::catalog

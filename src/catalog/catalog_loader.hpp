@@ -38,7 +38,4 @@ MasterCatalog LoadMasterConfigs(const std::vector<std::string>& files);
 /// Loads runners.yaml; throws InputError with every problem found.
 RunnerConfig LoadRunnerConfig(const std::string& file);
 
-/// Loads perf-changelog.yaml; throws InputError with every problem found.
-std::vector<ChangelogEntry> LoadChangelog(const std::string& file);
-
 }  // namespace infermark::catalog

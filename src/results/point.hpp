@@ -26,6 +26,7 @@ struct Provenance {
   std::string engine_flags;       ///< Server command line or engine flags.
   std::string host;               ///< Host (or runner) that produced it.
   std::string infermark_version;  ///< infermark version that produced the result file.
+  std::string git_commit;         ///< The commit that infermark was built from ("unknown" outside a checkout).
   std::string metrics_version;    ///< Metric definitions' version (`metrics_version` in the result).
   std::string verdict;            ///< VALID / INVALID (with reasons) when the load generator said so.
   std::string started_at;         ///< Benchmark start, ISO 8601 UTC.

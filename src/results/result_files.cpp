@@ -99,6 +99,7 @@ Provenance ReadProvenance(const Json& result) {
   if (const Json* v = Field(result, "engine_flags")) p.engine_flags = TextOf(*v);
   if (const Json* v = Field(result, "host")) p.host = TextOf(*v);
   if (const Json* v = Field(result, "infermark_version")) p.infermark_version = TextOf(*v);
+  if (const Json* v = Field(result, "git_commit")) p.git_commit = TextOf(*v);
   if (const auto block = result.find("infermark"); block != result.end() && block->is_object()) {
     if (const auto v = block->find("version"); p.infermark_version.empty() && v != block->end()) {
       p.infermark_version = TextOf(*v);

@@ -38,6 +38,7 @@ class SqliteStore final : public ResultStore {
     }
     db_.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
     MigrateStore(db_, options.target_schema_version);
+    schema_version_ = ReadSchemaVersion(db_);
   }
 
   IngestOutcome Ingest(const RunInfo& run, const std::vector<Point>& points) override {
@@ -100,7 +101,7 @@ class SqliteStore final : public ResultStore {
   }
 
   std::vector<Point> Points(std::int64_t run_id) override {
-    SqliteStatement q(db_, std::string("SELECT ") + kPointColumns +
+    SqliteStatement q(db_, std::string("SELECT ") + kPointColumns + (schema_version_ >= 3 ? ", p.git_commit" : "") +
                                " FROM points p JOIN runs r ON r.id = p.run_id WHERE p.run_id = ?1 "
                                "ORDER BY p.model, p.isl, p.osl, p.hw, p.framework, p.precision, p.spec_decoding, "
                                "p.topology, p.conc");
@@ -139,6 +140,7 @@ class SqliteStore final : public ResultStore {
       p.raw_json = q.Text(26);
       p.agg = Json::parse(q.Text(27), nullptr, false);
       p.ingested_at = q.Text(28);
+      if (schema_version_ >= 3) v.git_commit = q.Text(29);
       points.push_back(std::move(p));
     }
     return points;
@@ -187,20 +189,29 @@ class SqliteStore final : public ResultStore {
       }
     }
     const std::string now = IsoUtcNow();
-    SqliteStatement write(
-        db_, id == 0 ? "INSERT INTO points (run_id, point_key, model, hw, framework, precision, spec_decoding, disagg, "
-                       "topology, isl, osl, conc, kind, time_scale, tput_per_gpu, median_intvty, median_e2el, "
-                       "config_key, matrix_row, image, engine_flags, host, infermark_version, metrics_version, "
-                       "verdict, started_at, ended_at, source_path, raw_sha256, raw_json, agg_json, ingested_at, "
-                       "id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-                       "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, NULLIF(?33, 0))"
-                     : "UPDATE points SET run_id = ?1, point_key = ?2, model = ?3, hw = ?4, framework = ?5, "
-                       "precision = ?6, spec_decoding = ?7, disagg = ?8, topology = ?9, isl = ?10, osl = ?11, "
-                       "conc = ?12, kind = ?13, time_scale = ?14, tput_per_gpu = ?15, median_intvty = ?16, "
-                       "median_e2el = ?17, config_key = ?18, matrix_row = ?19, image = ?20, engine_flags = ?21, "
-                       "host = ?22, infermark_version = ?23, metrics_version = ?24, verdict = ?25, "
-                       "started_at = ?26, ended_at = ?27, source_path = ?28, raw_sha256 = ?29, raw_json = ?30, "
-                       "agg_json = ?31, updated_at = ?32 WHERE id = ?33");
+    // A store kept at an older schema (migration tests) has no git_commit column yet.
+    const bool commit_column = schema_version_ >= 3;
+    const std::string insert =
+        std::string(
+            "INSERT INTO points (run_id, point_key, model, hw, framework, precision, spec_decoding, disagg, "
+            "topology, isl, osl, conc, kind, time_scale, tput_per_gpu, median_intvty, median_e2el, "
+            "config_key, matrix_row, image, engine_flags, host, infermark_version, metrics_version, "
+            "verdict, started_at, ended_at, source_path, raw_sha256, raw_json, agg_json, ingested_at, id") +
+        (commit_column ? ", git_commit" : "") +
+        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+        "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, NULLIF(?33, 0)" +
+        (commit_column ? ", ?34)" : ")");
+    const std::string update =
+        std::string(
+            "UPDATE points SET run_id = ?1, point_key = ?2, model = ?3, hw = ?4, framework = ?5, "
+            "precision = ?6, spec_decoding = ?7, disagg = ?8, topology = ?9, isl = ?10, osl = ?11, "
+            "conc = ?12, kind = ?13, time_scale = ?14, tput_per_gpu = ?15, median_intvty = ?16, "
+            "median_e2el = ?17, config_key = ?18, matrix_row = ?19, image = ?20, engine_flags = ?21, "
+            "host = ?22, infermark_version = ?23, metrics_version = ?24, verdict = ?25, "
+            "started_at = ?26, ended_at = ?27, source_path = ?28, raw_sha256 = ?29, raw_json = ?30, "
+            "agg_json = ?31, updated_at = ?32") +
+        (commit_column ? ", git_commit = ?34" : "") + " WHERE id = ?33";
+    SqliteStatement write(db_, id == 0 ? insert : update);
     const Provenance& v = point.provenance;
     write.Bind(1, outcome.run_id)
         .Bind(2, key)
@@ -235,11 +246,13 @@ class SqliteStore final : public ResultStore {
         .Bind(31, agg)
         .Bind(32, now)
         .Bind(33, id);
+    if (commit_column) write.Bind(34, v.git_commit);
     write.Step();
     ++(id == 0 ? outcome.added : outcome.updated);
   }
 
   SqliteDb db_;
+  int schema_version_ = 0;  // as migrated at open
 };
 
 }  // namespace

@@ -65,6 +65,10 @@ CREATE TABLE points (
 ALTER TABLE points ADD COLUMN updated_at TEXT NOT NULL DEFAULT '';
 CREATE INDEX points_scenario ON points (model, isl, osl, hw, framework, precision);
 )sql",
+      // 3: the git commit infermark was built from, beside its version (provenance of a point).
+      R"sql(
+ALTER TABLE points ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return kMigrations;
 }

@@ -6,6 +6,9 @@
 #include <filesystem>
 
 #include "core/file_io.hpp"
+#include "core/host.hpp"
+#include "core/version.hpp"
+#include "results/result_store.hpp"
 #include "run_binary.hpp"
 #include "runner_test_util.hpp"
 
@@ -13,6 +16,26 @@ namespace infermark::runner {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Every point of the store's only run, as stored.
+std::vector<results::Point> StoredPoints(const std::string& db) {
+  auto store = results::OpenStore(db);
+  const auto runs = store->ListRuns();
+  EXPECT_EQ(runs.size(), 1u);
+  return runs.empty() ? std::vector<results::Point>{} : store->Points(runs.front().id);
+}
+
+// A point names the infermark that produced it: its version, the commit it was built from, the
+// host, and the time scale the engine ran at.
+void ExpectProvenance(const results::Point& p, double time_scale, results::PointKind kind) {
+  EXPECT_EQ(p.provenance.infermark_version, kVersion);
+  EXPECT_EQ(p.provenance.git_commit, GitCommit());
+  EXPECT_NE(p.provenance.git_commit, "");
+  EXPECT_EQ(p.provenance.host, HostName());
+  EXPECT_EQ(p.provenance.time_scale, time_scale);
+  EXPECT_EQ(p.provenance.kind, kind);
+  EXPECT_TRUE(p.provenance.matrix_row.is_object());
+}
 
 int CountFiles(const std::string& dir, const std::string& suffix) {
   int n = 0;
@@ -77,6 +100,15 @@ TEST(EngineSweep, SeveralRowsOnTheBuiltinEngineAreStoredAndReported) {
   EXPECT_TRUE(state["status"] == "done" || state["status"] == "invalid") << state.dump();
   EXPECT_NE(state["server_argv"].dump().find("--time-scale"), std::string::npos);
   EXPECT_EQ(state["time_scale"], 200.0);
+  const auto points = StoredPoints(db);
+  ASSERT_EQ(points.size(), 3u);
+  for (const auto& p : points) ExpectProvenance(p, 200.0, results::PointKind::kMeasured);
+  // The client read the time scale from the engine itself, not from the runner.
+  const Json result = Json::parse(ReadFile(
+      results + "/minimaxm3_1k1k_fp4_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc2_demo_00.json"));
+  EXPECT_EQ(result["infermark"]["time_scale"], 200.0);
+  EXPECT_EQ(result["infermark"]["server"]["built_in_engine"], true);
+  EXPECT_GT(result["infermark"]["server"]["step_lateness"]["passes"].get<int>(), 0);
 }
 
 TEST(PredictRecipes, TheFoundingRecipesThirtyPointsAreWrittenAndStoredAsPredicted) {
@@ -97,6 +129,9 @@ TEST(PredictRecipes, TheFoundingRecipesThirtyPointsAreWrittenAndStoredAsPredicte
   EXPECT_GT(one["output_throughput"].get<double>(), 0);
   const ProcessResult list = test::RunInfermark({"results", "list", "--db", db});
   EXPECT_NE(list.out.find("predicted"), std::string::npos) << list.out;
+  const auto points = StoredPoints(db);
+  ASSERT_EQ(points.size(), 30u);
+  for (const auto& p : points) ExpectProvenance(p, 1.0, results::PointKind::kPredicted);
   // The single-deployment form keeps working.
   const ProcessResult single = test::RunInfermark({"predict", "--model", "minimax-m3", "--hardware", "mi355x", "--tp",
                                                    "8", "--precision", "fp4", "--conc", "1,4", "--format", "json"},
