@@ -1,5 +1,6 @@
 // The command table: each command lives in its own file and registers itself on the root app.
-// A command's callback stores its exit code in `CommandResult`; all logic lives in the modules.
+// A command's callback stores its exit code in `CommandResult`. A command holds its flag table, renders
+// what the modules return and maps it to an exit code; the work itself lives in the modules.
 #pragma once
 
 #include <CLI/CLI.hpp>

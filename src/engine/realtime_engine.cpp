@@ -192,13 +192,15 @@ void RealtimeEngine::Turn() {
   if (in_flight_) {
     in_flight_ = false;
     now_ns_ = MonotonicNs();
-    // How late the loop ran this pass's end: a busy host, not the modelled GPU, is then setting
-    // the figures, and clients read it from /metrics to say so.
-    const double late = double(std::max<std::int64_t>(now_ns_ - due_ns_, 0)) * 1e-9;
-    metrics_.step_lateness.Observe(late);
-    metrics_.step_lateness_max = std::max(metrics_.step_lateness_max, late);
     step_model_ns_ = last_end_v_;
     scheduler_.Complete(*this);
+    // How late the engine was done with this pass (its timer fired and its tokens went out)
+    // against the pass's modelled end: a loop that fires late and an engine whose own work takes
+    // long both mean that the host, not the modelled GPU, sets the figures. Clients read it from
+    // /metrics to say so.
+    const double late = double(std::max<std::int64_t>(MonotonicNs() - due_ns_, 0)) * 1e-9;
+    metrics_.step_lateness.Observe(late);
+    metrics_.step_lateness_max = std::max(metrics_.step_lateness_max, late);
   }
   if (!aborts_.empty()) {
     scheduler_.Abort(aborts_);

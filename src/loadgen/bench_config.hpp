@@ -1,5 +1,6 @@
 // Settings of one load run: the reference client's flags (same names and defaults) plus
-// infermark's own. A plain struct, filled by `infermark bench serve` or by the runner in-process.
+// infermark's own. A plain struct, filled from the flags of `infermark bench serve`, by the runner for a row
+// (run as that command for a measured row, in process for a predicted one) and by `predict`.
 #pragma once
 
 #include <atomic>

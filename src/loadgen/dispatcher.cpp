@@ -145,28 +145,27 @@ void Dispatcher::OnClosed(std::size_t ordinal) {
   c.finished.fetch_add(1, std::memory_order_release);
 }
 
-std::size_t Dispatcher::Sent() const {
-  std::size_t n = 0;
-  for (const auto& c : counters_) n += c.sent.load(std::memory_order_acquire);
+template <typename T>
+T Dispatcher::Sum(std::atomic<T> LaneCounters::*counter, std::memory_order order) const {
+  T n = 0;
+  for (const auto& c : counters_) n += (c.*counter).load(order);
   return n;
+}
+
+std::size_t Dispatcher::Sent() const {
+  return Sum(&LaneCounters::sent, std::memory_order_acquire);
 }
 
 std::size_t Dispatcher::Finished() const {
-  std::size_t n = 0;
-  for (const auto& c : counters_) n += c.finished.load(std::memory_order_acquire);
-  return n;
+  return Sum(&LaneCounters::finished, std::memory_order_acquire);
 }
 
 std::size_t Dispatcher::Failed() const {
-  std::size_t n = 0;
-  for (const auto& c : counters_) n += c.failed.load(std::memory_order_relaxed);
-  return n;
+  return Sum(&LaneCounters::failed, std::memory_order_relaxed);
 }
 
 std::int64_t Dispatcher::OutputTokens() const {
-  std::int64_t n = 0;
-  for (const auto& c : counters_) n += c.output_tokens.load(std::memory_order_relaxed);
-  return n;
+  return Sum(&LaneCounters::output_tokens, std::memory_order_relaxed);
 }
 
 bool Dispatcher::Done() const {

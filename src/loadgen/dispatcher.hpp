@@ -76,6 +76,9 @@ class Dispatcher final : public RequestListener {
     std::atomic<std::int64_t> output_tokens{0};
   };
   LaneCounters& Mine();
+  // A counter summed over the lanes.
+  template <typename T>
+  T Sum(std::atomic<T> LaneCounters::*counter, std::memory_order order) const;
   void Issue(std::size_t i, std::optional<std::size_t> lane);
   void Pace(std::size_t from);
   [[nodiscard]] bool Stopped() const;

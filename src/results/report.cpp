@@ -46,6 +46,7 @@ svg .frontier.predicted { stroke-dasharray: 6 4; stroke-width: 1.8; }
 svg .pt.measured { stroke: #fff; stroke-width: 1.2; }
 svg .pt.measured.front { stroke: #1d2330; stroke-width: 1.2; }
 svg .pt.predicted { fill: #fff; stroke-width: 2; }
+svg .pt.invalid { stroke: #c62828 !important; stroke-width: 2.2; opacity: 0.55; }
 svg .pt:hover { stroke: #000; stroke-width: 2.5; }
 svg .legend-marker.measured { stroke: #fff; stroke-width: 1; }
 svg .legend-marker.predicted { fill: #fff; stroke-width: 2; }
@@ -109,9 +110,16 @@ struct SeriesInfo {
   std::string group;
 };
 
+// A point whose own run judged it INVALID (a saturated client, an engine behind its model, too many
+// failures) is drawn apart and left out of the frontiers: it must never pass for a valid figure.
+bool Invalid(const Point& p) {
+  return p.provenance.verdict.rfind("INVALID", 0) == 0;
+}
+
 std::string PointTitle(const Drawn& d) {
   const Point& p = *d.point;
-  std::string t = p.key.Group() + "  " + p.key.topology + "  conc " + std::to_string(p.key.conc) + "\n";
+  std::string t = Invalid(p) ? p.provenance.verdict + "\n" : std::string();
+  t += p.key.Group() + "  " + p.key.topology + "  conc " + std::to_string(p.key.conc) + "\n";
   t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + "\n";
   t += "interactivity: " + Fixed(d.m.median_intvty, 1) + " tok/s/user\n";
   t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + " s\n";
@@ -163,7 +171,8 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
          Fixed(d.m.median_e2el, 2) + "</td><td>" +
          (p.provenance.time_scale != 1 ? "×" + ScaleText(p.provenance.time_scale) : "1") + "</td><td class=\"l\">" +
          std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
-         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + EscapeXml(p.provenance.verdict) + "</td></tr>\n";
+         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + EscapeXml(p.provenance.verdict) +
+         "</td></tr>\n";
   }
   return h + "</tbody></table></div>\n";
 }
@@ -223,7 +232,9 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
       "interactivity is 1000 / median TPOT (ms), the tokens/s one user sees. Lines are Pareto frontiers per "
       "hardware, framework, precision and speculative decoding over every parallelism and concurrency: points "
       "on a frontier are drawn larger and outlined. Filled dots are measured, hollow diamonds predicted "
-      "(virtual clock). Hover a point for its details.</div>\n";
+      "(virtual clock). Points their run judged INVALID (a saturated client, an engine behind its model, too "
+      "many failures) are ringed in red, faded and left out of the frontiers. Hover a point for its "
+      "details.</div>\n";
   if (scenarios.empty()) html += "<p>No points to show.</p>\n";
 
   int chart_no = 0;
@@ -257,13 +268,17 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         ChartSeries cs{series[s].label, series[s].color, series[s].predicted, {}, {}, ""};
         // One name per group and chart: the first series of the group (measured before predicted).
         if (tagged.insert(series[s].group).second) cs.tag = series[s].group;
-        for (const ChartPoint& f : ParetoFront(points, goal)) {
+        std::vector<ChartPoint> valid;
+        for (const ChartPoint& p : points) {
+          if (!Invalid(*drawn[p.index].point)) valid.push_back(p);
+        }
+        for (const ChartPoint& f : ParetoFront(valid, goal)) {
           cs.frontier.emplace_back(f.x, f.y);
           (intvty_chart ? drawn[f.index].front_intvty : drawn[f.index].front_e2el) = true;
         }
         for (const ChartPoint& p : points) {
           const bool front = intvty_chart ? drawn[p.index].front_intvty : drawn[p.index].front_e2el;
-          cs.points.push_back({p.x, p.y, PointTitle(drawn[p.index]), front});
+          cs.points.push_back({p.x, p.y, PointTitle(drawn[p.index]), front, Invalid(*drawn[p.index].point)});
         }
         spec.series.push_back(std::move(cs));
       }

@@ -133,11 +133,13 @@ std::string RenderSvgChart(const ChartSpec& spec) {
       const double cy = sy(p.y);
       const std::string data = "\" data-x=\"" + Num(p.x) + "\" data-y=\"" + Num(p.y) + "\"";
       if (s.predicted) {
-        svg += "<path class=\"pt predicted" + std::string(p.on_front ? " front" : "") + data + " d=\"" +
-               Diamond(cx, cy, p.on_front ? 6.5 : 5.5) + "\" stroke=\"" + s.color + "\">";
+        svg += "<path class=\"pt predicted" + std::string(p.on_front ? " front" : "") +
+               std::string(p.invalid ? " invalid" : "") + data + " d=\"" + Diamond(cx, cy, p.on_front ? 6.5 : 5.5) +
+               "\" stroke=\"" + s.color + "\">";
       } else {
-        svg += "<circle class=\"pt measured" + std::string(p.on_front ? " front" : "") + data + " cx=\"" + Num(cx) +
-               "\" cy=\"" + Num(cy) + "\" r=\"" + (p.on_front ? "5" : "3.8") + "\" fill=\"" + s.color + "\">";
+        svg += "<circle class=\"pt measured" + std::string(p.on_front ? " front" : "") +
+               std::string(p.invalid ? " invalid" : "") + data + " cx=\"" + Num(cx) + "\" cy=\"" + Num(cy) + "\" r=\"" +
+               (p.on_front ? "5" : "3.8") + "\" fill=\"" + s.color + "\">";
       }
       svg += "<title>" + EscapeXml(p.title) + "</title>";
       svg += s.predicted ? "</path>\n" : "</circle>\n";

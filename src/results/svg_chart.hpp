@@ -13,6 +13,7 @@ struct ChartDatum {
   double y = 0;           ///< Data y.
   std::string title;      ///< Hover text (SVG <title>).
   bool on_front = false;  ///< Part of its series' frontier (drawn with a ring).
+  bool invalid = false;   ///< Its run was judged INVALID (drawn faded with a red ring, never on a frontier).
 };
 
 /// Points of one (run, group, kind) and their frontier.

@@ -103,6 +103,25 @@ TEST(Report, ChartsPointsAndLegends) {
   EXPECT_EQ(Count(html, "<tr class=\"predicted"), 6u);
 }
 
+// An INVALID point (here the best one of its curve: a starved engine at conc 32) is drawn, faded
+// with a red ring and its reasons in its title, but never on a frontier, so a comparison of
+// measured with predicted cannot rest on it unseen.
+TEST(Report, InvalidPointsAreMarkedAndLeftOutOfFrontiers) {
+  auto runs = SampleRuns();
+  Point& best = runs[0].points[5];  // 1k/1k tp8 conc 32: the curve's highest throughput
+  ASSERT_EQ(best.key.conc, 32);
+  const std::string valid_html = RenderReport(runs, ReportOptions{});
+  best.provenance.verdict = "INVALID: engine behind its model (p99 2.000 ms)";
+  const std::string html = RenderReport(runs, ReportOptions{});
+  EXPECT_EQ(Count(html, " invalid"), 2u + 1u);  // both charts' markers, and its table row
+  EXPECT_NE(html.find("<title>INVALID: engine behind its model (p99 2.000 ms)\nmi355x vllm fp4"), std::string::npos);
+  EXPECT_EQ(Count(valid_html, " invalid"), 0u);
+  // On the valid report the point is on its frontier on both charts; invalid, on neither.
+  EXPECT_EQ(Count(html, "class=\"pt measured front invalid"), 0u);
+  EXPECT_LT(Count(html, "class=\"pt measured front"), Count(valid_html, "class=\"pt measured front"));
+  EXPECT_EQ(Count(html, "class=\"pt measured"), 2u * 26);  // still drawn
+}
+
 TEST(Report, EscapesTextFromResults) {
   auto runs = SampleRuns();
   runs[0].run.info.label = "<b>&\"";

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -92,6 +94,34 @@ TEST(Calibration, ErrorsAreMeasuredOnPointsLeftOutOfTheFit) {
       NoiseFloor(LoadRepeatedPoints(test::SourcePath("data/engine/measured/repeat_2025-10-25_vs_2025-10-28.csv")));
   EXPECT_GT(noise.points, 1000u);
   EXPECT_LT(noise.tput_median, 0.01);
+}
+
+// The founding recipe's 30 predicted points, against the figures recorded in
+// tests/fixtures/golden-predict (README there says how to re-record them on purpose).
+TEST(PredictCli, TheFoundingRecipesFiguresMatchTheirGolden) {
+  const auto r = test::RunInfermark(
+      {"predict", "--config-keys", "minimaxm3-fp4-mi355x-vllm", "--site", test::SourcePath("infermark.yaml"),
+       "--result-dir",
+       (std::filesystem::temp_directory_path() / ("predict_golden_" + std::to_string(::getpid()))).string(),
+       "--no-store", "--runner-name", "golden_00", "--format", "json"},
+      test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto got = nlohmann::json::parse(r.out);
+  const auto want =
+      nlohmann::json::parse(std::ifstream(test::Fixture("golden-predict/minimaxm3-fp4-mi355x-vllm.json")));
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i]["result_filename"], want[i]["result_filename"]);
+    EXPECT_EQ(got[i]["status"], "done") << got[i]["reason"];
+    for (auto it = want[i].begin(); it != want[i].end(); ++it) {
+      if (!it->is_number_float()) continue;
+      const double w = it->get<double>();
+      EXPECT_NEAR(got[i][it.key()].get<double>(), w, 1e-12 * std::abs(w))
+          << want[i]["result_filename"] << " " << it.key();
+    }
+  }
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                              ("predict_golden_" + std::to_string(::getpid())));
 }
 
 // The two forms of predict are one path: a recipe row and the same deployment given by flags,
