@@ -16,15 +16,23 @@ struct VirtualTarget::Live {
 };
 
 // Collects a pass's events; they are delivered after the scheduler is done with the pass, so a
-// refill issued by a finished request is submitted between passes, as on a real engine.
+// refill issued by a finished request is submitted between passes, as on a real engine. Without
+// chunk times a request's chunks between its first and its last change nothing but its token
+// count, which is kept here instead of queuing an event per sequence per pass.
 class VirtualTarget::Sink final : public perfmodel::EventSink {
  public:
-  Sink(std::vector<perfmodel::TokenEvent>& events, bool every_step) : events_(events), every_step_(every_step) {}
-  void OnChunk(const perfmodel::TokenEvent& event) override { events_.push_back(event); }
+  Sink(VirtualTarget& target, bool every_step) : target_(target), every_step_(every_step) {}
+  void OnChunk(const perfmodel::TokenEvent& event) override {
+    if (!every_step_ && !event.first && !event.finished) {
+      target_.live_[event.id].produced += event.tokens;
+      return;
+    }
+    target_.events_.push_back(event);
+  }
   [[nodiscard]] bool WantsEveryStep() const override { return every_step_; }
 
  private:
-  std::vector<perfmodel::TokenEvent>& events_;
+  VirtualTarget& target_;
   bool every_step_;
 };
 
@@ -113,7 +121,7 @@ void VirtualTarget::Step() {
 
 void VirtualTarget::StepEnd() {
   events_.clear();
-  Sink sink(events_, options_.chunk_times);
+  Sink sink(*this, options_.chunk_times);
   scheduler_.Complete(sink);
   in_flight_ = false;
   if (window_) ++plan_index_;
