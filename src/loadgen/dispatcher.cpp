@@ -23,7 +23,12 @@ Dispatcher::Dispatcher(Target& target, Executor& executor, std::span<const Promp
   target_.PreparePhase(prompts_, phase_.order);
 }
 
-Dispatcher::~Dispatcher() = default;
+// A pacing timer may still be armed when the phase is over (a stop signal ended it early) and fire
+// while the executor's lanes run on: the dispatcher withdraws from it first.
+Dispatcher::~Dispatcher() {
+  std::lock_guard lock(pacer_->mu);
+  pacer_->alive = false;
+}
 
 Dispatcher::LaneCounters& Dispatcher::Mine() {
   return counters_[executor_.CurrentLane().value_or(counters_.size() - 1)];
@@ -101,7 +106,10 @@ void Dispatcher::Pace(std::size_t from) {
   }
   if (i < n) {
     const std::int64_t due = start_ns_ + static_cast<std::int64_t>(phase_.offsets[i] * 1e9);
-    executor_.At(0, due, [this, i] { Pace(i); });
+    executor_.At(0, due, [this, pacer = pacer_, i] {
+      std::lock_guard lock(pacer->mu);
+      if (pacer->alive) Pace(i);
+    });
   }
 }
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -94,6 +95,12 @@ class Dispatcher final : public RequestListener {
   std::optional<std::int64_t> stop_at_ns_;  // from duration_s
   std::atomic<bool> stopped_{false};
   std::atomic<std::size_t> next_{0};  // closed loop: the ticket; open loop: the next to pace
+  // What an armed pacing timer checks before it touches the dispatcher.
+  struct Pacer {
+    std::mutex mu;
+    bool alive = true;
+  };
+  std::shared_ptr<Pacer> pacer_ = std::make_shared<Pacer>();
   // Open loop with a concurrency bound only.
   mutable std::mutex mu_;
   std::deque<std::size_t> waiting_;
