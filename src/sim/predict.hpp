@@ -8,6 +8,7 @@
 
 #include "loadgen/bench_config.hpp"
 #include "loadgen/run_benchmark.hpp"
+#include "metrics/benchmark_metrics.hpp"
 #include "perfmodel/deployment.hpp"
 #include "perfmodel/measured_points.hpp"
 #include "perfmodel/scheduler.hpp"
