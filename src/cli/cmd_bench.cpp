@@ -42,6 +42,7 @@ struct BenchFlags {
   bool no_progress = false;
   bool no_continuous_usage = false;
   double max_failure_percent = 5.0;
+  double max_engine_slip_percent = 1.0;
   std::vector<CLI::Option*> ignorable;
 };
 
@@ -176,6 +177,7 @@ int RunBench(BenchFlags& f) {
   c.cpus = ParseCpuList("--cpus", f.cpus);
   c.continuous_usage_stats = !f.no_continuous_usage;
   c.limits.max_failure_fraction = f.max_failure_percent / 100.0;
+  c.limits.max_engine_slip_fraction = f.max_engine_slip_percent / 100.0;
   c.progress = !f.disable_tqdm && !f.no_progress && isatty(STDERR_FILENO) != 0;
   for (CLI::Option* option : f.ignorable) {
     if (option->count() > 0) c.ignored_flags.push_back(option->get_name());
@@ -299,6 +301,9 @@ void AddBenchCommand(CLI::App& app, CommandResult& result) {
       ->capture_default_str();
   cmd->add_option("--max-engine-lateness-ms", c.limits.max_engine_lateness_p99_ms,
                   "Against the built-in engine: VALID only if its passes' p99 lateness stays under this")
+      ->capture_default_str();
+  cmd->add_option("--max-engine-slip-percent", f->max_engine_slip_percent,
+                  "Against the built-in engine: VALID only if its clock slips lose at most this % of the window")
       ->capture_default_str();
   cmd->add_option("--min-requests", c.limits.min_completed, "VALID only if at least this many requests completed")
       ->capture_default_str();

@@ -154,7 +154,8 @@ BenchResult RunBenchmark(const BenchPlan& plan, Target& target, Executor& execut
   mo.goodput_slo_ms = c.goodput;
   out.metrics = metrics::ComputeMetrics(out.records, duration_s, mo);
 
-  const TargetReport report = target.Report();
+  TargetReport report = target.Report();
+  if (report.engine) report.engine->window_s = duration_s;
   metrics::ClientSelfCheck self;
   self.loop_lag_samples = lag.size();
   self.loop_lag_p99_ms = NumpyPercentile(lag, 99.0) * 1000.0;
@@ -196,6 +197,7 @@ BenchResult RunBenchmark(const BenchPlan& plan, Target& target, Executor& execut
                    {"max_send_lag_p99", c.limits.max_send_lag_p99_ms},
                    {"max_loop_lag_p99", c.limits.max_loop_lag_p99_ms},
                    {"max_engine_lateness_p99", c.limits.max_engine_lateness_p99_ms},
+                   {"max_engine_slip_fraction", c.limits.max_engine_slip_fraction},
                    {"min_completed", c.limits.min_completed}};
   out.result = metrics::BuildResultJson(h, out.metrics, out.records, out.verdict, complete, std::move(own));
   return out;

@@ -62,6 +62,18 @@ Verdict Judge(const BenchmarkMetrics& metrics, std::size_t attempted, const Clie
                "%.3f ms, so the host, not the modelled GPU, set these numbers",
                engine->lateness_p99_ms, limits.max_engine_lateness_p99_ms));
   }
+  // A few passes very late (a busy host's stalls) hide above the 99th percentile, but each one
+  // restarts the engine's schedule and the time is lost to every stream.
+  if (engine != nullptr && engine->window_s > 0) {
+    const double lost = engine->clock_slipped_ms / (engine->window_s * 1000.0);
+    if (lost > limits.max_engine_slip_fraction) {
+      fail(
+          Format("engine behind its model (clock slips): %llu passes started more than 5 ms late, losing %.1f ms, "
+                 "%.2f %% of the measured window, over %.2f %%",
+                 static_cast<unsigned long long>(engine->clock_slips), engine->clock_slipped_ms, lost * 100.0,
+                 limits.max_engine_slip_fraction * 100.0));
+    }
+  }
   return v;
 }
 

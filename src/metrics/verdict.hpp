@@ -18,7 +18,10 @@ struct VerdictLimits {
   double max_send_lag_p99_ms = 1.0;         ///< p99 of actual minus intended send time, opening wave excluded.
   double max_loop_lag_p99_ms = 1.0;         ///< p99 of event-loop timer lateness.
   double max_engine_lateness_p99_ms = 1.0;  ///< p99 of how late the built-in engine's passes ended (real ms).
-  std::size_t min_completed = 1;            ///< Fewer successful requests in the window is INVALID.
+  /// Share of the measured window the built-in engine's clock may lose to slips (a pass started
+  /// more than 5 ms late, so the schedule restarted from then).
+  double max_engine_slip_fraction = 0.01;
+  std::size_t min_completed = 1;  ///< Fewer successful requests in the window is INVALID.
 };
 
 /// What the client measured about itself.
@@ -37,6 +40,7 @@ struct EngineSelfCheck {
   double lateness_max_ms = 0.0;   ///< Largest lateness (the upper edge of its bucket).
   std::uint64_t clock_slips = 0;  ///< Times the engine gave up its schedule and restarted it from now.
   double clock_slipped_ms = 0.0;  ///< Real time lost to those slips.
+  double window_s = 0.0;          ///< The measured window the figures cover (real seconds).
 };
 
 /// VALID or INVALID with the reasons.

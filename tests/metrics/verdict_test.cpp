@@ -61,6 +61,25 @@ TEST(Verdict, EngineBehindItsModelIsInvalidAndSaysSo) {
   EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, loose, &engine).valid);
 }
 
+TEST(Verdict, AnEngineWhoseClockSlipsAwayIsBehindItsModelToo) {
+  // p99 on schedule, but 9 stalls lost 115 ms of a 3 s window (3.8 %): every stream waited.
+  EngineSelfCheck engine;
+  engine.passes = 1964;
+  engine.lateness_p99_ms = 0.5;
+  engine.clock_slips = 9;
+  engine.clock_slipped_ms = 115.4;
+  engine.window_s = 3.01;
+  const Verdict v = Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine);
+  EXPECT_FALSE(v.valid);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("engine behind its model (clock slips): 9 passes started more than 5 ms late, losing "
+                              "115.4 ms, 3.83 % of the measured window"),
+            std::string::npos)
+      << v.reasons[0];
+  engine.clock_slipped_ms = 20;  // 0.66 %: within the 1 % allowed
+  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine).valid);
+}
+
 TEST(Verdict, TooFewRequestsAndInterruptedRuns) {
   VerdictLimits limits;
   limits.min_completed = 20;
