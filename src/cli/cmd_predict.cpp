@@ -92,13 +92,14 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
                   row.outcome.reason.c_str());
     }
   }
-  std::fprintf(Format(o) == "json" ? stderr : stdout, "%zu rows predicted in %.2f s (virtual clock); results in %s",
+  // With JSON on stdout the summary line goes to stderr, so the output stays one document.
+  std::FILE* summary = Format(o) == "json" ? stderr : stdout;
+  std::fprintf(summary, "%zu rows predicted in %.2f s (virtual clock); results in %s",
                s.rows.size() - static_cast<std::size_t>(s.failed), s.seconds, s.result_dir.c_str());
   if (s.stored) {
-    std::fprintf(Format(o) == "json" ? stderr : stdout, "; stored in %s (run '%s')", s.store.database.c_str(),
-                 s.store.run_key.c_str());
+    std::fprintf(summary, "; stored in %s (run '%s')", s.store.database.c_str(), s.store.run_key.c_str());
   }
-  std::fprintf(Format(o) == "json" ? stderr : stdout, "\n");
+  std::fprintf(summary, "\n");
   return s.failed > 0 ? kExitRunFailed : kExitOk;
 }
 
