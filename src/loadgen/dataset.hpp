@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct Prompt {
   std::int64_t prompt_len = 0;       ///< The client's prompt length (the reference's prompt_len).
   std::int64_t target_len = 0;       ///< Content tokens drawn for it (random dataset); 0 otherwise.
   std::int64_t output_len = 0;       ///< Output tokens to ask for (max_tokens).
+  /// Chained hashes of the prompt's leading blocks (hash k names its first (k+1)·prefix_block_tokens
+  /// tokens), for targets that model a prefix cache; null when no identity is known.
+  std::shared_ptr<const std::vector<std::uint64_t>> prefix_blocks{};
+  int prefix_block_tokens = 64;  ///< Tokens per entry of prefix_blocks.
 };
 
 /// The random dataset's parameters (the reference's --random-* flags).

@@ -93,9 +93,10 @@ const Graph& Allowed() {
       {"perfmodel", {"core"}},  // no I/O beyond data files: never http, loadgen, engine or sim
       {"results", {"core"}},
       {"loadgen", {"metrics", "http", "tokenizer", "core"}},  // never perfmodel, engine or sim
+      {"agentic", {"loadgen", "metrics", "http", "tokenizer", "core"}},  // a client: never perfmodel, engine or sim
       {"engine", {"perfmodel", "http", "tokenizer", "core"}},
-      {"sim", {"loadgen", "perfmodel", "metrics", "core"}},
-      {"runner", {"sim", "loadgen", "results", "matrix", "perfmodel", "metrics", "http", "catalog", "core"}},
+      {"sim", {"agentic", "loadgen", "perfmodel", "metrics", "core"}},
+      {"runner", {"agentic", "sim", "loadgen", "results", "matrix", "perfmodel", "metrics", "http", "catalog", "core"}},
   };
   return g;
 }
