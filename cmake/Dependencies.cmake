@@ -39,6 +39,8 @@ find_package(Boost 1.74 REQUIRED)
 pkg_check_modules(ONIG REQUIRED IMPORTED_TARGET oniguruma)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 find_package(simdjson REQUIRED)
+# xz-compressed trace corpora (agentic-coding rows).
+pkg_check_modules(LZMA REQUIRED IMPORTED_TARGET liblzma)
 # SQLite (the results store), static like libyaml so every command keeps its fast start.
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
 add_library(infermark_sqlite3 INTERFACE)

@@ -8,7 +8,7 @@ PACKAGES=(
   clang-14 libfuzzer-14-dev clang-format clang-tidy
   libboost-dev libssl-dev
   libyaml-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libspdlog-dev
-  libonig-dev libutf8proc-dev libsqlite3-dev
+  libonig-dev libutf8proc-dev libsqlite3-dev liblzma-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   hyperfine
   chromium

@@ -16,13 +16,13 @@
 #include "engine/api_error.hpp"
 #include "engine/openai_request.hpp"
 #include "engine/realtime_engine.hpp"
-#include "engine/token_vocabulary.hpp"
 #include "http/server.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/output_length.hpp"
 #include "perfmodel/step_time.hpp"
 #include "tokenizer/locate.hpp"
 #include "tokenizer/tokenizer.hpp"
+#include "tokenizer/word_vocabulary.hpp"
 
 namespace infermark::engine {
 namespace {
@@ -87,7 +87,7 @@ struct EngineServer::Impl {
   perfmodel::Deployment deployment;
   std::unique_ptr<perfmodel::StepTimeModel> model;
   std::optional<tokenizer::Tokenizer> tok;
-  std::unique_ptr<TokenVocabulary> vocabulary;
+  std::unique_ptr<tokenizer::WordVocabulary> vocabulary;
   std::shared_ptr<EmissionLog> log;
   ServeDescription description;
   nlohmann::ordered_json model_card;  // /v1/models' entry, completed with the live lateness
@@ -190,7 +190,7 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   m.model = std::make_unique<perfmodel::StepTimeModel>(m.deployment);
   const std::string tokenizer_path = ResolveTokenizerPath(o.tokenizer, m.deployment.model, data.dir);
   if (tokenizer_path != "none") m.tok = tokenizer::Tokenizer::Load(tokenizer_path);
-  m.vocabulary = std::make_unique<TokenVocabulary>(m.tok ? &*m.tok : nullptr);
+  m.vocabulary = std::make_unique<tokenizer::WordVocabulary>(m.tok ? &*m.tok : nullptr);
   if (!o.emission_log.empty()) {
     try {
       m.log = std::make_shared<EmissionLog>(o.emission_log);

@@ -54,7 +54,8 @@ struct RealtimeEngine::Stream {
 };
 
 RealtimeEngine::RealtimeEngine(const perfmodel::SchedulerConfig& config, const perfmodel::StepTimeModel& model,
-                               const TokenVocabulary& vocabulary, http::EventLoops& loops, RealtimeOptions options)
+                               const tokenizer::WordVocabulary& vocabulary, http::EventLoops& loops,
+                               RealtimeOptions options)
     : config_(config),
       model_(model),
       vocabulary_(vocabulary),

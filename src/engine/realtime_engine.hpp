@@ -23,10 +23,10 @@
 #include "engine/emission_log.hpp"
 #include "engine/openai_request.hpp"
 #include "engine/serve_metrics.hpp"
-#include "engine/token_vocabulary.hpp"
 #include "http/event_loops.hpp"
 #include "http/responder.hpp"
 #include "perfmodel/scheduler.hpp"
+#include "tokenizer/word_vocabulary.hpp"
 
 namespace infermark::engine {
 
@@ -62,7 +62,7 @@ class RealtimeEngine final : public perfmodel::EventSink {
  public:
   /// `model`, `vocabulary` and `loops` must outlive the engine.
   RealtimeEngine(const perfmodel::SchedulerConfig& config, const perfmodel::StepTimeModel& model,
-                 const TokenVocabulary& vocabulary, http::EventLoops& loops, RealtimeOptions options);
+                 const tokenizer::WordVocabulary& vocabulary, http::EventLoops& loops, RealtimeOptions options);
   ~RealtimeEngine() override;
 
   /// Takes a request: answers 429 when the queue is full, else starts its stream (streaming) and
@@ -96,7 +96,7 @@ class RealtimeEngine final : public perfmodel::EventSink {
 
   perfmodel::SchedulerConfig config_;
   const perfmodel::StepTimeModel& model_;
-  const TokenVocabulary& vocabulary_;
+  const tokenizer::WordVocabulary& vocabulary_;
   http::EventLoops& loops_;
   RealtimeOptions options_;
   perfmodel::Scheduler scheduler_;

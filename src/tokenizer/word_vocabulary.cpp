@@ -1,10 +1,10 @@
-#include "engine/token_vocabulary.hpp"
+#include "tokenizer/word_vocabulary.hpp"
 
 #include <array>
 
 #include "tokenizer/tokenizer.hpp"
 
-namespace infermark::engine {
+namespace infermark::tokenizer {
 namespace {
 
 // Frequent English words: single tokens in every tokenizer the project ships.
@@ -17,7 +17,7 @@ constexpr std::array<std::string_view, 64> kWords{
 
 }  // namespace
 
-TokenVocabulary::TokenVocabulary(const tokenizer::Tokenizer* tokenizer) {
+WordVocabulary::WordVocabulary(const Tokenizer* tokenizer) {
   std::vector<std::uint32_t> ids;
   for (const std::string_view w : kWords) {
     std::string word = " ";
@@ -32,8 +32,8 @@ TokenVocabulary::TokenVocabulary(const tokenizer::Tokenizer* tokenizer) {
   if (words_.empty()) words_.emplace_back(" the");  // a tokenizer without English words: never seen
 }
 
-void TokenVocabulary::Append(std::string& out, std::uint64_t offset, std::uint64_t begin, std::uint64_t end) const {
+void WordVocabulary::Append(std::string& out, std::uint64_t offset, std::uint64_t begin, std::uint64_t end) const {
   for (std::uint64_t i = begin; i < end; ++i) out += Word(offset, i);
 }
 
-}  // namespace infermark::engine
+}  // namespace infermark::tokenizer

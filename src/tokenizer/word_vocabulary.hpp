@@ -1,4 +1,5 @@
-// The text the engine generates: a cheap repeating sequence of real tokens. Common English words,
+// Text of an exact token count, cheaply: the built-in engine's generated answers and the agentic
+// client's synthetic prompts are sequences of real tokens. Common English words,
 // each with a leading space, kept only when the serving tokenizer encodes it as exactly one token,
 // so the generated text re-tokenizes to as many tokens as the engine reports (words never merge
 // across the spaces of byte-level and SentencePiece pre-tokenizers). Request r's output token i is
@@ -12,16 +13,14 @@
 #include <vector>
 
 namespace infermark::tokenizer {
-class Tokenizer;
-}
 
-namespace infermark::engine {
+class Tokenizer;
 
 /// A fixed list of single-token words.
-class TokenVocabulary {
+class WordVocabulary {
  public:
   /// The words that `tokenizer` (may be null: all of them) encodes as one token each.
-  explicit TokenVocabulary(const tokenizer::Tokenizer* tokenizer);
+  explicit WordVocabulary(const Tokenizer* tokenizer);
 
   /// Number of words.
   [[nodiscard]] std::size_t size() const { return words_.size(); }
@@ -36,4 +35,4 @@ class TokenVocabulary {
   std::vector<std::string> words_;
 };
 
-}  // namespace infermark::engine
+}  // namespace infermark::tokenizer
