@@ -142,6 +142,15 @@ void HttpTarget::PreparePhase(std::span<const Prompt> prompts, std::span<const s
   }
 }
 
+void HttpTarget::PrepareOpenPhase(std::size_t slots) {
+  Impl& m = *impl_;
+  m.prompts = {};
+  m.order.clear();
+  m.bodies.clear();  // every body is built as it is sent
+  m.recorders.clear();
+  m.recorders.resize(slots);
+}
+
 void HttpTarget::Issue(const RequestSpec& spec, RequestTracker& tracker) {
   Impl& m = *impl_;
   const std::size_t k = spec.ordinal;

@@ -43,6 +43,9 @@ class Target {
   /// A phase will issue `order.size()` requests, the k-th with `prompts[order[k]]`: work that can
   /// be done before the clock starts (request bodies) is done here.
   virtual void PreparePhase(std::span<const Prompt> prompts, std::span<const std::size_t> order) = 0;
+  /// A phase whose requests are made as they are sent (a replay): at most `slots` are in flight at
+  /// once, RequestSpec::ordinal names a slot in [0, slots), and Issue must not keep the prompt.
+  virtual void PrepareOpenPhase(std::size_t slots) = 0;
   /// Issues one request; progress goes to `tracker`, on the executor's lanes. Never throws for a
   /// failure of the request itself (that is reported through the tracker).
   virtual void Issue(const RequestSpec& spec, RequestTracker& tracker) = 0;

@@ -43,6 +43,7 @@ class VirtualTarget final : public loadgen::Target {
   VirtualTarget& operator=(const VirtualTarget&) = delete;
 
   void PreparePhase(std::span<const loadgen::Prompt> prompts, std::span<const std::size_t> order) override;
+  void PrepareOpenPhase(std::size_t /*slots*/) override {}
   void Issue(const loadgen::RequestSpec& spec, loadgen::RequestTracker& tracker) override;
   void CancelAll(std::string_view why) override;
   void OpenWindow() override;

@@ -21,6 +21,7 @@ class DelayTarget final : public Target {
   DelayTarget(sim::SimExecutor& ex, std::function<std::int64_t(std::size_t)> latency)
       : ex_(ex), latency_(std::move(latency)) {}
   void PreparePhase(std::span<const Prompt>, std::span<const std::size_t> order) override { prepared_ = order.size(); }
+  void PrepareOpenPhase(std::size_t slots) override { prepared_ = slots; }
   void Issue(const RequestSpec& spec, RequestTracker& tracker) override {
     const std::int64_t now = ex_.NowNs();
     tracker.Sent(now);
