@@ -1,0 +1,27 @@
+// Prediction of an agentic-coding point: the agentic client (session-tree replay, exactly as a
+// measured `bench agentic` runs it) against the performance model on the virtual clock. The
+// requests carry their prefix identity, so the model's prefix cache sees what a real engine's
+// would; no request text is built.
+#pragma once
+
+#include "agentic/replay.hpp"
+#include "agentic/trace.hpp"
+#include "perfmodel/deployment.hpp"
+#include "perfmodel/scheduler.hpp"
+#include "sim/virtual_target.hpp"
+
+namespace infermark::sim {
+
+/// A predicted agentic run.
+struct AgenticPrediction {
+  agentic::ReplayRun run;                  ///< Every request's record, on the virtual clock from 0.
+  perfmodel::SchedulerStats stats;         ///< The model's counters (prefix-cache hits among them).
+  std::int64_t virtual_start_unix_ns = 0;  ///< The Unix time the virtual clock's 0 stands for.
+};
+
+/// Replays `corpus` with `options` against `deployment` in virtual time (text is never built).
+AgenticPrediction PredictAgentic(const perfmodel::Deployment& deployment, const agentic::TraceCorpus& corpus,
+                                 const agentic::ReplayOptions& options,
+                                 const VirtualTargetOptions& target_options = {});
+
+}  // namespace infermark::sim
