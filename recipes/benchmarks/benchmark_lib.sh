@@ -47,3 +47,17 @@ run_benchmark_serving() {
     --num-warmups "$((CONC * ${INFERMARK_WARMUPS_PER_CONC:-2}))" --percentile-metrics 'ttft,tpot,itl,e2el' \
     --result-dir "$RESULT_DIR" --result-filename "${RESULT_FILENAME}.json" "$@"
 }
+
+# Runs infermark's agentic client with InferenceX's replay settings (its build_replay_cmd):
+# CONC live session trees for DURATION seconds, 10 warm-up requests per lane, start turns in
+# [0.25, 0.75], recorded gaps capped at 300 s, seed 42; the aggregate is RESULT_DIR/RESULT_FILENAME.json.
+# AGENTIC_TRACES names the corpus (default: the one InferenceX picks from the Hugging Face cache).
+run_agentic_replay() {
+  local unsafe=()
+  if [ "${DURATION:-3600}" -lt 900 ]; then unsafe=(--unsafe-override); fi
+  "$INFERMARK" bench agentic --base-url "http://127.0.0.1:${PORT}" --model "$MODEL" \
+    --traces "${AGENTIC_TRACES:-semianalysisai/cc-traces-weka-062126}" --concurrency "$CONC" \
+    --duration "${DURATION:-3600}" --warmup-requests-per-lane 10 --trajectory-start-min-ratio 0.25 \
+    --trajectory-start-max-ratio 0.75 --trace-idle-gap-cap-seconds 300 --failed-request-threshold 0.10 \
+    --seed 42 --result-dir "$RESULT_DIR" --result-filename "$RESULT_FILENAME" "${unsafe[@]}" "$@"
+}

@@ -18,6 +18,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/list_flags.hpp"
+#include "cli/signal_watcher.hpp"
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
 #include "loadgen/http_target.hpp"
@@ -70,43 +71,6 @@ double ParseNumber(const std::string& flag, const std::string& text) {
     BadFlag(flag, "'" + text + "' is not a number");
   }
 }
-
-// Signals are taken by one thread with sigwait so that no event-loop thread is interrupted; the
-// run sees a flag.
-class SignalWatcher {
- public:
-  SignalWatcher() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    thread_ = std::thread([this] {
-      timespec wait{0, 50'000'000};
-      while (!done_.load()) {
-        const int signal_number = sigtimedwait(&set_, nullptr, &wait);
-        if (signal_number == SIGINT || signal_number == SIGTERM) {
-          if (stop_.load()) continue;
-          std::fprintf(stderr, "\ninfermark bench: %s, stopping: no new requests, in-flight ones drain or are cut\n",
-                       signal_number == SIGINT ? "SIGINT" : "SIGTERM");
-          stop_.store(true);
-        }
-      }
-    });
-  }
-  ~SignalWatcher() {
-    done_.store(true);
-    thread_.join();
-  }
-  SignalWatcher(const SignalWatcher&) = delete;
-  SignalWatcher& operator=(const SignalWatcher&) = delete;
-  const std::atomic<bool>* flag() const { return &stop_; }
-
- private:
-  sigset_t set_{};
-  std::atomic<bool> stop_{false};
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
 
 // Writes the result where the flags say (the reference's default name otherwise) and, with
 // --save-detailed, one JSON line per request beside it; returns the result's path.
@@ -188,7 +152,7 @@ int RunBench(BenchFlags& f) {
     std::fprintf(stderr, "infermark bench: accepted without effect: %s\n", names.c_str());
   }
 
-  SignalWatcher signals;
+  SignalWatcher signals("infermark bench");
   c.stop = signals.flag();
   loadgen::BenchResult result;
   try {
@@ -219,12 +183,12 @@ int RunBench(BenchFlags& f) {
 }
 
 void AddBenchCommand(CLI::App& app, CommandResult& result) {
-  auto* bench = app.add_subcommand("bench", "Benchmark a running server");
-  bench->require_subcommand(1);
-  auto* cmd = bench->add_subcommand(
-      "serve",
-      "Serving benchmark client: the reference client's flags, metrics and result JSON (see docs/loadgen.md); "
-      "exit 0 VALID, 1 INVALID or server unreachable, 2 bad flags");
+  auto* cmd =
+      CommandGroup(app, "bench", "Benchmark a running server")
+          ->add_subcommand(
+              "serve",
+              "Serving benchmark client: the reference client's flags, metrics and result JSON (see docs/loadgen.md); "
+              "exit 0 VALID, 1 INVALID or server unreachable, 2 bad flags");
   auto f = std::make_shared<BenchFlags>();
   loadgen::BenchConfig& c = f->config;
   cmd->add_option("--backend", c.backend,

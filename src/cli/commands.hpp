@@ -18,7 +18,12 @@ using AddCommand = void (*)(CLI::App& app, CommandResult& result);
 
 /// Registers a command; each cmd_*.cpp does this once at static-initialization time:
 /// `[[maybe_unused]] const bool kRegistered = RegisterCommand("name", &AddNameCommand);`
+/// Several files may register the same name (subcommands of one group, see CommandGroup).
 bool RegisterCommand(const char* name, AddCommand add);
+
+/// The command group `name` of `app` (e.g. "bench"), created on first use with `description`:
+/// several files may add subcommands to one group.
+CLI::App* CommandGroup(CLI::App& app, const char* name, const char* description);
 
 /// Adds the registered commands to `app`, in name order. When `chosen` names one of them, only
 /// that one is built: a run pays for its own flag table, not for every command's.

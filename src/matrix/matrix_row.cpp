@@ -115,7 +115,26 @@ MatrixRow ReadMatrixRow(const Json& row, const SourceMark& where, const std::str
   read.Bool(row, "dp-attn", "dp-attn", r.dp_attn);
   int max_model_len = 0;
   if (read.Int(row, "max-model-len", "max-model-len", max_model_len, 1)) r.max_model_len = max_model_len;
-  if (!r.Agentic()) {
+  if (r.Agentic()) {
+    read.String("kv-offloading", r.kv_offloading, false);
+    if (r.kv_offloading != "none" && r.kv_offloading != "dram") read.Problem("kv-offloading", "must be none or dram");
+    if (const Json* backend = read.Find(row, "kv-offload-backend"); backend != nullptr && !backend->is_null()) {
+      const Json* name = backend->is_object() ? read.Find(*backend, "name") : nullptr;
+      if (name != nullptr && name->is_string()) {
+        r.kv_offload_backend = name->get<std::string>();
+      } else {
+        read.Problem("kv-offload-backend", "must be an object with a string name");
+      }
+    }
+    if (const Json* gb = read.Find(row, "total-cpu-dram-gb"); gb != nullptr) {
+      if (gb->is_number() && gb->get<double>() >= 0) {
+        r.total_cpu_dram_gb = gb->get<double>();
+      } else {
+        read.Problem("total-cpu-dram-gb", "must be a number of at least 0");
+      }
+    }
+    read.Int(row, "duration", "duration", r.duration, 1);
+  } else {
     for (const char* key : {"isl", "osl"}) {
       if (read.Find(row, key) == nullptr) read.Problem(key, "field required");
     }

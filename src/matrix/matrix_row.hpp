@@ -44,6 +44,10 @@ struct MatrixRow {
   bool disagg = false;                          ///< Disaggregated prefill/decode.
   std::optional<WorkerPool> prefill;            ///< Multi-node rows.
   std::optional<WorkerPool> decode;             ///< Multi-node rows.
+  std::string kv_offloading = "none";           ///< Agentic rows: none or dram.
+  std::string kv_offload_backend;               ///< Agentic rows with dram: the backend's name (hicache, lmcache…).
+  double total_cpu_dram_gb = 0;                 ///< Agentic rows: the host DRAM budget for KV offload.
+  int duration = 3600;                          ///< Agentic rows: seconds of the profiling phase.
 
   /// An agentic-coding row.
   [[nodiscard]] bool Agentic() const { return scenario_type == "agentic-coding"; }

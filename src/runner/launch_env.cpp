@@ -53,6 +53,20 @@ EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
   env.emplace_back("SCENARIO_TYPE", agentic ? "agentic-coding" : "fixed-seq-len");
   env.emplace_back("SCENARIO_SUBDIR", agentic ? "agentic/" : "fixed_seq_len/");
   env.emplace_back("IS_AGENTIC", agentic ? "1" : "0");
+  if (agentic) {
+    // The agentic contract (benchmark-tmpl.yml): isl, osl and max-model-len are 0; the offload mode,
+    // its backend and the DRAM budget come from the row; DURATION is the profiling phase.
+    env.emplace_back("ISL", "0");
+    env.emplace_back("OSL", "0");
+    env.emplace_back("MAX_MODEL_LEN", "0");
+    Put(env, row, "kv-offloading", "KV_OFFLOADING", "none");
+    const auto backend = row.find("kv-offload-backend");
+    const bool named = backend != row.end() && backend->is_object() && backend->contains("name");
+    env.emplace_back("KV_OFFLOAD_BACKEND", named ? Text((*backend)["name"]) : "");
+    env.emplace_back("KV_OFFLOAD_BACKEND_METADATA", named ? backend->dump() : "");
+    Put(env, row, "total-cpu-dram-gb", "TOTAL_CPU_DRAM_GB", "0");
+    Put(env, row, "duration", "DURATION", "3600");
+  }
   auto num = [&](const char* key) {
     return row.contains(key) && row[key].is_number_integer() ? row[key].get<long long>() : 1LL;
   };

@@ -10,6 +10,7 @@
 
 #include "core/diagnostic.hpp"
 #include "matrix/result_filename.hpp"
+#include "runner/row_agentic_client.hpp"
 #include "runner/row_client.hpp"
 #include "runner/row_engine.hpp"
 
@@ -211,7 +212,17 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
       break;
     }
   }
-  if (target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) {
+  if ((target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) && row.Agentic()) {
+    plan.agentic_config = RowAgenticConfig(
+        row, "http://127.0.0.1:" + std::to_string(plan.port), tokenizer,
+        site.defaults.agentic_traces.empty() ? std::string() : site.Resolve(site.defaults.agentic_traces),
+        site.defaults.agentic_duration_s);
+    SpawnSpec client;
+    client.argv = BenchAgenticArgv(infermark, *plan.agentic_config, plan.result_dir, plan.result_filename);
+    client.log_path = (fs::path(plan.log_dir) / "client.log").string();
+    client.cwd = plan.result_dir;
+    plan.client = std::move(client);
+  } else if (target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) {
     plan.client_config = RowClientConfig(row, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc,
                                          plan.result_dir, plan.result_filename, tokenizer);
     SpawnSpec client;
@@ -232,8 +243,15 @@ RowPlan PlanPredictedRow(const matrix::MatrixRow& row, const SiteConfig& site, c
   plan.deployment = RowDeployment(row, LabelHardware(site, row.runner), EngineModel(site, row, plan.result_filename));
   const int ppc = options.prompts_per_conc.value_or(site.defaults.num_prompts_per_conc);
   const int wpc = options.warmups_per_conc.value_or(site.defaults.warmups_per_conc);
-  plan.client_config = RowClientConfig(row, "", ppc, wpc, plan.result_dir, plan.result_filename,
-                                       SiteTokenizer(site, site.FindModel(row.model)));
+  const std::string tokenizer = SiteTokenizer(site, site.FindModel(row.model));
+  if (row.Agentic()) {
+    plan.agentic_config = RowAgenticConfig(
+        row, "", tokenizer,
+        site.defaults.agentic_traces.empty() ? std::string() : site.Resolve(site.defaults.agentic_traces),
+        site.defaults.agentic_duration_s);
+  } else {
+    plan.client_config = RowClientConfig(row, "", ppc, wpc, plan.result_dir, plan.result_filename, tokenizer);
+  }
   const perfmodel::DeploymentOptions& d = *plan.deployment;
   plan.server.argv = {"predict", d.model, d.hardware, d.precision, "tp" + std::to_string(d.tp)};
   return plan;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agentic/agentic_bench.hpp"
 #include "loadgen/bench_config.hpp"
 #include "matrix/matrix_row.hpp"
 #include "perfmodel/deployment.hpp"
@@ -46,6 +47,8 @@ struct RowPlan {
   /// The client's settings (engine and command targets): `client` runs them as `bench serve`, a
   /// predicted row runs them in process.
   std::optional<loadgen::BenchConfig> client_config;
+  /// Agentic rows: the replay's settings instead (`client` runs them as `bench agentic`).
+  std::optional<agentic::AgenticBenchConfig> agentic_config;
   /// The built-in engine's deployment (engine targets, and every predicted row).
   std::optional<perfmodel::DeploymentOptions> deployment;
   std::string server_log;            ///< Log holding the server's output (for markers and warnings).

@@ -45,6 +45,8 @@ void ReadDefaults(const ReadContext& ctx, const YamlNode& node, SiteDefaults& d)
   if (auto v = r.Int("prompts-per-conc", Need::kDefaulted, 1)) d.num_prompts_per_conc = static_cast<int>(*v);
   if (auto v = r.Int("warmups-per-conc", Need::kDefaulted, 0)) d.warmups_per_conc = static_cast<int>(*v);
   if (auto v = r.String("runner-name", Need::kDefaulted, 1)) d.runner_name = *v;
+  if (auto v = r.String("agentic-traces", Need::kDefaulted, 1)) d.agentic_traces = *v;
+  positive("agentic-duration-s", d.agentic_duration_s);
   r.RejectUnknown();
 }
 

@@ -79,6 +79,11 @@ struct SiteDefaults {
   int num_prompts_per_conc = 10;                  ///< Prompts per point = this × concurrency (InferenceX: 10).
   int warmups_per_conc = 2;                       ///< Warm-up requests = this × concurrency (InferenceX: 2).
   std::string runner_name;                        ///< Concrete runner name in result file names (empty: host name).
+  /// Agentic rows: the trace corpus (file, folder or HF dataset; empty: the one InferenceX picks).
+  std::string agentic_traces;
+  /// Agentic rows: seconds of each point's profiling phase instead of the row's DURATION (0: the
+  /// row's); under 900 s the points are marked unsafe, as InferenceX marks short runs.
+  double agentic_duration_s = 0;
 };
 
 /// The whole site file.

@@ -130,8 +130,13 @@ TEST_F(Goldens, FoundingRecipeThirtyJobMatrix) {
 }
 
 TEST_F(Goldens, ProjectCatalogHoldsTheFoundingRecipe) {
+  // The catalog also holds the founding model's agentic entry, whose cluster label only the
+  // project's runners file carries; the fixed-length rows are the seed recipe's 30.
   const auto recipes = catalog::LoadMasterConfigs({test::SourcePath("recipes/configs/infermark-master.yaml")});
-  const auto rows = GenerateFullSweep(recipes, Runners(), SeedSweep());
+  FullSweepOptions o = SeedSweep();
+  o.common.scenario_types = {"fixed-seq-len"};
+  const auto rows =
+      GenerateFullSweep(recipes, catalog::LoadRunnerConfig(test::SourcePath("recipes/configs/runners.yaml")), o);
   EXPECT_EQ(Trim(FormatJson(rows)), Trim(ReadFile(Golden("seed_fullsweep_default.json"))));
 }
 
