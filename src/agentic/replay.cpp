@@ -17,6 +17,7 @@ namespace infermark::agentic {
 namespace {
 
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kPrepareAheadNs = 2'000'000;  // calls due later than this are made ahead
 
 std::int64_t Ns(double s) {
   return static_cast<std::int64_t>(std::llround(s * 1e9));
@@ -40,6 +41,13 @@ std::string Hex12(std::uint64_t v) {
 
 enum class SubState : std::uint8_t { kPending, kRunning, kDone, kSkipped };
 
+// A call made ready before it is due: its prompt, body and block identities.
+struct Prepared {
+  std::uint32_t call = 0;
+  loadgen::Prompt prompt;
+  std::string body;
+};
+
 struct Chain {
   int sub = -1;                     // -1: the parent
   std::uint32_t next = 0;           // the next call to send
@@ -47,6 +55,7 @@ struct Chain {
   std::optional<Conversation> conversation;
   bool done = false;
   bool scheduled = false;  // a timer or a request of this chain is pending
+  std::optional<Prepared> prepared;
 };
 
 struct Play {
@@ -108,6 +117,7 @@ class Replayer final : public loadgen::RequestListener {
   void Arm();
   void OnTimer();
   void Fire(const Timer& t);
+  Prepared Prepare(Play& p, int sub, std::uint32_t call, bool warmup);
   void Send(Play& p, int sub, std::uint32_t call, bool warmup, std::int64_t intended);
   void Closed(std::size_t slot);
   void AfterCall(Play& p, int sub, const ReplayRequest& r, std::int64_t done);
@@ -197,7 +207,10 @@ Play* Replayer::StartPlay(std::uint32_t lane, std::uint32_t pass, bool initial) 
 }
 
 void Replayer::Schedule(Play& p, int sub, std::int64_t due) {
-  ChainOf(p, sub).scheduled = true;
+  Chain& c = ChainOf(p, sub);
+  c.scheduled = true;
+  // A call due later is made now, so that when it is due only its bytes are written.
+  if (due - executor_.NowNs() > kPrepareAheadNs) c.prepared = Prepare(p, sub, c.next, false);
   ++p.outstanding;
   timers_.push(Timer{due + shift_, timer_seq_++, &p, sub});
   Arm();
@@ -232,13 +245,12 @@ void Replayer::Fire(const Timer& t) {
   Send(p, t.sub, c.next, false, t.due - shift_);
 }
 
-void Replayer::Send(Play& p, int sub, std::uint32_t call_index, bool warmup, std::int64_t intended) {
+Prepared Replayer::Prepare(Play& p, int sub, std::uint32_t call_index, bool warmup) {
   const Trace& trace = TraceOf(p);
   Chain& chain = ChainOf(p, sub);
-  chain.scheduled = true;
   // The conversation moves call by call up to this one (history that was never sent included).
   if (!chain.conversation) chain.conversation.emplace(p.tag, p.tag_tokens, SplitMix64(p.key ^ 0xabcdefULL ^ p.trace));
-  std::uint32_t from = chain.at ? *chain.at + 1 : 0;
+  const std::uint32_t from = chain.at ? *chain.at + 1 : 0;
   for (std::uint32_t i = from; i <= call_index; ++i) {
     const TraceCall& call = CallOf(p, sub, i);
     const TraceCall* prev = i > 0 ? &CallOf(p, sub, i - 1) : nullptr;
@@ -248,10 +260,34 @@ void Replayer::Send(Play& p, int sub, std::uint32_t call_index, bool warmup, std
   }
   chain.at = call_index;
   const TraceCall& call = CallOf(p, sub, call_index);
-  auto blocks = std::make_shared<std::vector<std::uint64_t>>(ChainBlocks(p.key, corpus_.Hashes(call)));
+  Prepared ready;
+  ready.call = call_index;
+  ready.prompt.prompt_len = call.in;
+  ready.prompt.output_len = warmup ? 1 : std::max<std::int64_t>(call.out, 1);
+  ready.prompt.prefix_blocks = std::make_shared<std::vector<std::uint64_t>>(ChainBlocks(p.key, corpus_.Hashes(call)));
+  ready.prompt.prefix_block_tokens = trace.block_size;
+  if (options_.build_text && text_ != nullptr) {
+    chain.conversation->WriteMessages(ready.prompt.messages_json, *text_);
+    ready.body = target_.BuildBody(ready.prompt);
+    if (!ready.body.empty()) ready.prompt.messages_json = std::string();  // the body holds it now
+  }
+  return ready;
+}
+
+void Replayer::Send(Play& p, int sub, std::uint32_t call_index, bool warmup, std::int64_t intended) {
+  const Trace& trace = TraceOf(p);
+  Chain& chain = ChainOf(p, sub);
+  chain.scheduled = true;
+  Prepared ready = chain.prepared && chain.prepared->call == call_index && !warmup
+                       ? std::move(*chain.prepared)
+                       : Prepare(p, sub, call_index, warmup);
+  chain.prepared.reset();
+  const TraceCall& call = CallOf(p, sub, call_index);
+  // The theoretical hit: leading blocks this play has sent before (counted as it goes out).
+  const std::vector<std::uint64_t>& blocks = *ready.prompt.prefix_blocks;
   std::size_t hit = 0;
-  while (hit < blocks->size() && p.seen.count((*blocks)[hit]) != 0) ++hit;
-  for (std::size_t k = hit; k < blocks->size(); ++k) p.seen.insert((*blocks)[k]);
+  while (hit < blocks.size() && p.seen.count(blocks[hit]) != 0) ++hit;
+  for (std::size_t k = hit; k < blocks.size(); ++k) p.seen.insert(blocks[k]);
 
   // A tree holds at most its parent and every subagent in flight, so the slots cannot run out.
   INFERMARK_CHECK(!free_slots_.empty(), "the replay ran out of request slots");
@@ -265,7 +301,7 @@ void Replayer::Send(Play& p, int sub, std::uint32_t call_index, bool warmup, std
   r.lane = p.lane;
   r.warmup = warmup;
   r.input_tokens = call.in;
-  r.expected_output = warmup ? 1 : std::max<std::int64_t>(call.out, 1);
+  r.expected_output = ready.prompt.output_len;
   r.theoretical_hit_tokens = std::min<std::int64_t>(static_cast<std::int64_t>(hit) * trace.block_size, call.in);
   r.record.index = run_.requests.size() - 1;
   r.record.intended_ns = intended;
@@ -278,16 +314,11 @@ void Replayer::Send(Play& p, int sub, std::uint32_t call_index, bool warmup, std
   ++in_flight_;
   run_.max_in_flight = std::max(run_.max_in_flight, in_flight_);
 
-  loadgen::Prompt prompt;
-  prompt.prompt_len = call.in;
-  prompt.output_len = r.expected_output;
-  prompt.prefix_blocks = std::move(blocks);
-  prompt.prefix_block_tokens = trace.block_size;
-  if (options_.build_text && text_ != nullptr) chain.conversation->WriteMessages(prompt.messages_json, *text_);
   loadgen::RequestSpec spec;
   spec.ordinal = slot;
-  spec.prompt = &prompt;
+  spec.prompt = &ready.prompt;
   spec.lane = 0;
+  spec.body = ready.body.empty() ? nullptr : &ready.body;
   target_.Issue(spec, *trackers_[slot]);
 }
 

@@ -198,7 +198,23 @@ std::string BuildRequestBody(Api api, const BodyOptions& o, const Prompt& prompt
     case Api::kChatCompletions:
       body["model"] = o.model;
       if (!prompt.messages_json.empty()) {
-        body["messages"] = nlohmann::ordered_json::parse(prompt.messages_json);
+        // The conversation is spliced in as it is (a replay's 200k-token history is megabytes of
+        // JSON: parsing and dumping it again would cost milliseconds on the send path).
+        body["messages"] = nullptr;
+        body["temperature"] = 0.0;
+        body["max_completion_tokens"] = prompt.output_len;
+        body["stream"] = true;
+        body["stream_options"] = stream_options();
+        if (o.ignore_eos) body["ignore_eos"] = true;
+        std::string text = body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+        const std::string hole = "\"messages\":null";
+        const std::size_t at = text.find(hole);
+        std::string out;
+        out.reserve(text.size() + prompt.messages_json.size());
+        out.append(text, 0, at + hole.size() - 4);
+        out += prompt.messages_json;
+        out.append(text, at + hole.size(), std::string::npos);
+        return out;
       } else {
         body["messages"] = nlohmann::ordered_json::array({{{"role", "user"}, {"content", prompt.text}}});
       }

@@ -151,13 +151,21 @@ void HttpTarget::PrepareOpenPhase(std::size_t slots) {
   m.recorders.resize(slots);
 }
 
+std::string HttpTarget::BuildBody(const Prompt& prompt) const {
+  return BuildRequestBody(impl_->options.api, impl_->options.body, prompt);
+}
+
 void HttpTarget::Issue(const RequestSpec& spec, RequestTracker& tracker) {
   Impl& m = *impl_;
   const std::size_t k = spec.ordinal;
   http::ClientRequest request;
   request.target = m.target;
-  request.body =
-      m.bodies.empty() ? BuildRequestBody(m.options.api, m.options.body, *spec.prompt) : std::move(m.bodies[k]);
+  if (spec.body != nullptr && !spec.body->empty()) {
+    request.body = std::move(*spec.body);
+  } else {
+    request.body =
+        m.bodies.empty() ? BuildRequestBody(m.options.api, m.options.body, *spec.prompt) : std::move(m.bodies[k]);
+  }
   if (!m.authorization.empty()) request.headers.push_back(http::Header{"Authorization", m.authorization});
   m.recorders[k] = std::make_unique<StreamRecorder>(m.options.api, tracker);
   StreamRecorder* recorder = m.recorders[k].get();

@@ -53,6 +53,7 @@ class HttpTarget final : public Target {
 
   void PreparePhase(std::span<const Prompt> prompts, std::span<const std::size_t> order) override;
   void PrepareOpenPhase(std::size_t slots) override;
+  [[nodiscard]] std::string BuildBody(const Prompt& prompt) const override;
   void Issue(const RequestSpec& spec, RequestTracker& tracker) override;
   void CancelAll(std::string_view why) override;
   void OpenWindow() override;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "core/json_text.hpp"
@@ -22,6 +23,9 @@ struct RequestSpec {
   std::size_t ordinal = 0;            ///< Position in the phase (the order PreparePhase was given).
   const Prompt* prompt = nullptr;     ///< What to send.
   std::optional<std::size_t> lane{};  ///< The executor lane to issue it on (the calling lane when empty).
+  /// The body built ahead with Target::BuildBody (an open phase's request made before it is due);
+  /// the target may move from it. Null: the target builds it.
+  std::string* body = nullptr;
 };
 
 /// What a target learned about the run, for the result file and the verdict.
@@ -46,6 +50,9 @@ class Target {
   /// A phase whose requests are made as they are sent (a replay): at most `slots` are in flight at
   /// once, RequestSpec::ordinal names a slot in [0, slots), and Issue must not keep the prompt.
   virtual void PrepareOpenPhase(std::size_t slots) = 0;
+  /// The body `prompt` will be sent with, built now so that Issue only writes bytes when the
+  /// request is due (empty for targets that send no bytes).
+  [[nodiscard]] virtual std::string BuildBody(const Prompt& /*prompt*/) const { return {}; }
   /// Issues one request; progress goes to `tracker`, on the executor's lanes. Never throws for a
   /// failure of the request itself (that is reported through the tracker).
   virtual void Issue(const RequestSpec& spec, RequestTracker& tracker) = 0;

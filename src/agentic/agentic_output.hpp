@@ -1,0 +1,50 @@
+// What an agentic run leaves on disk: aiperf's artifacts (per-request records, the run summary,
+// the server's metrics) under the artifact folder, and InferenceX's agentic aggregate
+// `<result_dir>/<result_filename>.json` computed from them, for measured and predicted runs alike.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "agentic/agentic_bench.hpp"
+#include "agentic/replay.hpp"
+#include "agentic/trace.hpp"
+
+namespace infermark::agentic {
+
+/// A finished run as the writers need it (measured or predicted).
+struct AgenticRunView {
+  const TraceCorpus* corpus = nullptr;
+  const ReplayRun* run = nullptr;
+  double unix_at_zero = 0;                   ///< Unix seconds of the run clock's 0.
+  std::vector<std::string> metrics_before;   ///< /metrics texts when profiling opened (one per URL).
+  std::vector<std::string> metrics_after;    ///< … and when it closed.
+  std::vector<std::string> metrics_urls;     ///< Where they came from.
+  std::vector<std::string> invalid_reasons;  ///< Empty: valid.
+  bool predicted = false;                    ///< The answers came from the model on a virtual clock.
+};
+
+/// Where and what to write.
+struct AgenticOutputOptions {
+  std::string result_dir = ".";
+  std::string result_filename;  ///< Without .json; empty: agentic_<model basename>_conc<N>.
+  std::string artifact_dir;     ///< Empty: <result_dir>/aiperf_artifacts.
+  std::string model;            ///< The model named in requests.
+  std::size_t concurrency = 0;
+};
+
+/// What was written.
+struct AgenticOutputs {
+  std::string aggregate_path;
+  std::string artifact_dir;
+  std::vector<std::string> summary;  ///< Lines for people (figures from the aggregate).
+};
+
+/// The view of a measured run.
+AgenticRunView ViewOf(const AgenticBench& bench);
+
+/// Writes the artifacts and the aggregate of `view`.
+AgenticOutputs WriteAgenticOutputs(const AgenticRunView& view, const AgenticOutputOptions& options);
+
+}  // namespace infermark::agentic
