@@ -39,17 +39,25 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
          });
 }
 
-// Hashes of the prompt's full blocks, each covering every token before its end (a chain), as
-// prefix caching keys blocks.
-std::vector<std::uint64_t> BlockHashes(const std::vector<std::uint32_t>& ids, int block_size) {
-  std::vector<std::uint64_t> hashes;
+// Tokens per element of a prompt's prefix identity: the KV block size, raised to a multiple of at
+// least 16 tokens (SGLang's page size 1 would otherwise cost one hash per token; a prefix shorter
+// than 16 tokens saves nothing worth modelling).
+int PrefixHashTokens(int block_size) {
+  return block_size * ((16 + block_size - 1) / block_size);
+}
+
+// Chained hashes of the prompt's full hash blocks: element k covers every token before the end of
+// block k, so equal elements mean equal prefixes, as prefix caches key blocks.
+std::shared_ptr<const std::vector<std::uint64_t>> PrefixBlocks(const std::vector<std::uint32_t>& ids,
+                                                               int block_tokens) {
+  auto hashes = std::make_shared<std::vector<std::uint64_t>>();
   std::uint64_t h = 0x6A09E667F3BCC908ull;
-  const std::size_t full = ids.size() / static_cast<std::size_t>(block_size);
-  hashes.reserve(full);
+  const auto per = static_cast<std::size_t>(block_tokens);
+  const std::size_t full = ids.size() / per;
+  hashes->reserve(full);
   for (std::size_t b = 0; b < full; ++b) {
-    for (std::size_t i = b * std::size_t(block_size); i < (b + 1) * std::size_t(block_size); ++i)
-      h = SplitMix64(h ^ ids[i]);
-    hashes.push_back(h);
+    for (std::size_t i = b * per; i < (b + 1) * per; ++i) h = SplitMix64(h ^ ids[i]);
+    hashes->push_back(h);
   }
   return hashes;
 }
@@ -169,7 +177,10 @@ void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder 
     const int share = static_cast<int>(double(a.output_tokens) * options.reasoning_fraction);
     a.reasoning_tokens = std::clamp(share, options.reasoning_fraction > 0 ? 1 : 0, a.output_tokens - 1);
   }
-  if (sc.prefix_caching && !ids.empty()) a.block_hashes = BlockHashes(ids, sc.block_size);
+  if (sc.prefix_caching && !ids.empty()) {
+    a.prefix_block_tokens = PrefixHashTokens(sc.block_size);
+    a.prefix_blocks = PrefixBlocks(ids, a.prefix_block_tokens);
+  }
   a.received_ns = request.received_ns;
   a.created = static_cast<std::uint64_t>(std::time(nullptr));
   a.responder = std::move(responder);

@@ -152,7 +152,8 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
   r.id = s.id;
   r.prompt_tokens = s.prompt_tokens;
   r.max_tokens = s.output_tokens;
-  r.block_hashes = std::move(request.block_hashes);
+  r.prefix_blocks = std::move(request.prefix_blocks);
+  r.block_tokens = request.prefix_block_tokens;
   if (!scheduler_.Submit(r, VirtualNow())) {
     // Checked by the front end before admission; kept as an answer rather than a hang.
     const std::string body = ErrorBody(ApiError{400, "the request does not fit in the KV cache",
@@ -441,8 +442,8 @@ void RealtimeEngine::RespondMetrics(http::Responder responder) {
   SchedulerGauges g;
   g.running = scheduler_.Running();
   g.waiting = scheduler_.Waiting();
-  const auto total = scheduler_.pool().NumBlocks();
-  g.kv_usage = total > 0 ? double(total - scheduler_.pool().Available()) / double(total) : 0.0;
+  const auto total = scheduler_.cache().NumBlocks();
+  g.kv_usage = total > 0 ? double(total - scheduler_.cache().Available()) / double(total) : 0.0;
   g.preemptions = scheduler_.stats().preemptions;
   responder.Respond(200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render(options_.model_name, g));
 }

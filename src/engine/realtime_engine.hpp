@@ -40,10 +40,12 @@ struct AdmittedRequest {
   int max_tokens = 0;                          ///< The request's limit.
   int output_tokens = 0;                       ///< Tokens it will produce (EOS model applied).
   int reasoning_tokens = 0;                    ///< The first this many are reasoning_content (chat).
-  std::vector<std::uint64_t> block_hashes;     ///< Prompt block hashes (prefix caching).
-  std::int64_t received_ns = 0;                ///< When the request arrived (MonotonicNs).
-  std::uint64_t created = 0;                   ///< Unix time for `created`.
-  http::Responder responder;                   ///< Where the answer goes.
+  /// Chained hashes of the prompt's leading blocks (prefix caching; null: none).
+  std::shared_ptr<const std::vector<std::uint64_t>> prefix_blocks;
+  int prefix_block_tokens = 16;  ///< Tokens per element of prefix_blocks.
+  std::int64_t received_ns = 0;  ///< When the request arrived (MonotonicNs).
+  std::uint64_t created = 0;     ///< Unix time for `created`.
+  http::Responder responder;     ///< Where the answer goes.
 };
 
 /// Settings of the driver.

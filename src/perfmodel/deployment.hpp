@@ -45,6 +45,12 @@ struct SchedulerConfig {
   int max_model_len = 0;              ///< Longest prompt + output accepted.
   int spec_tokens = 0;                ///< Draft tokens verified per decode step.
   double tokens_per_step = 1;         ///< Expected tokens a decode step yields (1 + accepted drafts).
+  /// Host-DRAM tier of the prefix cache (vLLM --kv-offloading-size, SGLang HiCache), in bytes
+  /// over the whole deployment (0: none).
+  double host_kv_bytes = 0;
+  std::int64_t host_kv_tokens = 0;         ///< Tokens the host tier holds.
+  double host_kv_bytes_per_token = 0;      ///< Bytes one token's KV moves between GPU and host, all GPUs together.
+  double host_link_seconds_per_token = 0;  ///< Link time of one token's KV per direction (GPUs' links in parallel).
 };
 
 /// Where the memory goes on one GPU.

@@ -5,25 +5,30 @@
 #include <limits>
 #include <unordered_set>
 
+#include "core/internal_error.hpp"
+
 namespace infermark::perfmodel {
 
 struct Scheduler::Seq {
   Request req;
-  int prefill_target = 0;   // tokens to compute before decoding (prompt; + outputs after a preemption)
-  int computed = 0;         // tokens whose KV is cached
-  int emitted = 0;          // output tokens produced
-  double progress = 0;      // expected output tokens with speculative decoding (fractional)
-  int pending = 0;          // produced but not yet streamed (stream interval)
-  bool started = false;     // first token reported
-  int scheduled = 0;        // tokens in the planned pass
-  bool registered = false;  // prompt blocks offered to the prefix cache
-  std::vector<BlockId> blocks;
+  int prefill_target = 0;       // tokens to compute before decoding (prompt; + outputs after a preemption)
+  int computed = 0;             // tokens whose KV is cached
+  int emitted = 0;              // output tokens produced
+  double progress = 0;          // expected output tokens with speculative decoding (fractional)
+  int pending = 0;              // produced but not yet streamed (stream interval)
+  bool started = false;         // first token reported
+  int scheduled = 0;            // tokens in the planned pass
+  bool counted = false;         // its first admission is in the prefix-cache counters
+  PrefixChain chain;            // the prompt's prefix identity (no units without prefix caching)
+  std::vector<UnitId> units;    // cached prefix units held, from the prompt's start
+  std::int64_t own_blocks = 0;  // blocks of its own, after the units
+  TimeNs ready = 0;             // loads from the host tier end
 
   [[nodiscard]] bool InPrefill() const { return computed < prefill_target; }
 };
 
 Scheduler::Scheduler(const SchedulerConfig& config, const StepTimeModel& model)
-    : config_(config), model_(model), pool_(config.num_blocks, config.prefix_caching) {}
+    : config_(config), model_(model), cache_(config) {}
 
 Scheduler::~Scheduler() = default;
 
@@ -34,10 +39,12 @@ std::int64_t Scheduler::BlocksFor(double tokens) const {
 bool Scheduler::Submit(const Request& request, TimeNs /*now*/) {
   const std::int64_t total = std::int64_t{request.prompt_tokens} + request.max_tokens;
   if (request.prompt_tokens < 1 || request.max_tokens < 1 || total > config_.max_model_len) return false;
-  if (BlocksFor(double(total) + model_.decode_query_tokens()) > pool_.NumBlocks()) return false;
+  if (BlocksFor(double(total) + model_.decode_query_tokens()) > cache_.NumBlocks()) return false;
   auto s = std::make_unique<Seq>();
   s->req = request;
   s->prefill_target = request.prompt_tokens;
+  if (config_.prefix_caching && request.prefix_blocks && !request.prefix_blocks->empty())
+    s->chain = PrefixChain(request.prefix_blocks, request.block_tokens, config_.block_size, request.prompt_tokens);
   waiting_.push_back(std::move(s));
   return true;
 }
@@ -50,15 +57,26 @@ int Scheduler::TokensThisStep(const Seq& s) const {
   return std::min(std::max(produced, 1), s.req.max_tokens - s.emitted);
 }
 
+std::int64_t Scheduler::Held(const Seq& s) const {
+  const std::int64_t per_unit = s.chain.unit_tokens() / config_.block_size;
+  return static_cast<std::int64_t>(s.units.size()) * per_unit + s.own_blocks;
+}
+
+void Scheduler::ReleaseAll(Seq& s) {
+  cache_.Release(s.units);
+  cache_.Free(s.own_blocks);
+  s.own_blocks = 0;
+}
+
 void Scheduler::PreemptLast() {
   std::unique_ptr<Seq> s = std::move(running_.back());
   running_.pop_back();
-  pool_.Release(s->blocks);
+  ReleaseAll(*s);
   // Recompute: the prompt and every output so far are prefilled again, then decoding resumes.
   s->computed = 0;
   s->prefill_target = s->req.prompt_tokens + s->emitted;
   s->scheduled = 0;
-  s->registered = false;
+  s->ready = 0;
   ++stats_.preemptions;
   waiting_.push_front(std::move(s));
 }
@@ -112,15 +130,14 @@ bool Scheduler::TryPlanSpan(TimeNs now, std::int64_t max_steps, TimeNs horizon, 
   auto need = [&](std::int64_t steps) {
     std::int64_t n = 0;
     const double growth = std::ceil(double(steps - 1) * g - 1e-9) + q;
-    for (const auto& s : running_)
-      n += std::max<std::int64_t>(0, BlocksFor(s->computed + growth) - static_cast<std::int64_t>(s->blocks.size()));
+    for (const auto& s : running_) n += std::max<std::int64_t>(0, BlocksFor(s->computed + growth) - Held(*s));
     return n;
   };
-  if (need(k) > pool_.Available()) {
+  if (need(k) > cache_.Available()) {
     std::int64_t lo = 1, hi = k;  // need(lo) fits is checked below
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (need(mid) <= pool_.Available())
+      if (need(mid) <= cache_.Available())
         lo = mid;
       else
         hi = mid - 1;
@@ -130,8 +147,11 @@ bool Scheduler::TryPlanSpan(TimeNs now, std::int64_t max_steps, TimeNs horizon, 
   }
   const double growth = std::ceil(double(k - 1) * g - 1e-9) + q;
   for (auto& s : running_) {
-    const std::int64_t extra = BlocksFor(s->computed + growth) - static_cast<std::int64_t>(s->blocks.size());
-    if (extra > 0) pool_.Allocate(extra, s->blocks);
+    const std::int64_t extra = BlocksFor(s->computed + growth) - Held(*s);
+    if (extra > 0) {
+      cache_.Allocate(extra, now, &ready_);
+      s->own_blocks += extra;
+    }
     s->scheduled = static_cast<int>(q);
   }
   span_first_ = t0;
@@ -156,12 +176,13 @@ void Scheduler::PlanSingle(TimeNs now, StepPlan& plan) {
   for (std::size_t i = 0; i < running_.size(); ++i) {
     Seq& s = *running_[i];
     s.scheduled = 0;
+    if (s.ready > now) continue;  // its prefix is still being loaded from the host
     const int want =
         s.InPrefill() ? static_cast<int>(std::min<std::int64_t>(s.prefill_target - s.computed, budget)) : q;
     if (want <= 0 || want > budget) continue;
-    const std::int64_t extra = BlocksFor(double(s.computed + want)) - static_cast<std::int64_t>(s.blocks.size());
+    const std::int64_t extra = BlocksFor(double(s.computed + want)) - Held(s);
     bool self_preempted = false;
-    while (extra > pool_.Available()) {
+    while (extra > cache_.Available()) {
       // Out of blocks: the most recently admitted sequence gives its blocks back (vLLM's order).
       const bool is_self = running_.back().get() == &s;
       PreemptLast();
@@ -172,7 +193,8 @@ void Scheduler::PlanSingle(TimeNs now, StepPlan& plan) {
       }
     }
     if (self_preempted) break;
-    pool_.Allocate(extra, s.blocks);
+    cache_.Allocate(extra, now, &ready_);
+    s.own_blocks += std::max<std::int64_t>(extra, 0);
     s.scheduled = want;
     budget -= want;
   }
@@ -180,26 +202,41 @@ void Scheduler::PlanSingle(TimeNs now, StepPlan& plan) {
   while (!preempted && !waiting_.empty() && budget > 0 &&
          running_.size() < static_cast<std::size_t>(config_.max_num_seqs)) {
     Seq& s = *waiting_.front();
-    std::vector<BlockId> cached;
-    std::int64_t cached_tokens = 0;
-    if (config_.prefix_caching && s.computed == 0 && !s.req.block_hashes.empty()) {
-      // At least one prompt token is always computed, so the last token never comes from cache.
-      std::vector<std::uint64_t> usable = s.req.block_hashes;
-      const auto max_blocks = static_cast<std::size_t>((s.req.prompt_tokens - 1) / config_.block_size);
-      if (usable.size() > max_blocks) usable.resize(max_blocks);
-      cached_tokens = pool_.MatchPrefix(usable, cached) * config_.block_size;
-    }
+    PrefixMatch match;
+    const int unit = s.chain.unit_tokens();
+    // At least one prompt token is always computed, so the last token never comes from cache.
+    if (s.chain.units() > 0) match = cache_.Lookup(s.chain, (s.req.prompt_tokens - 1) / unit);
+    const std::int64_t cached_tokens = static_cast<std::int64_t>(match.units.size()) * unit;
     const std::int64_t want = std::min<std::int64_t>(s.prefill_target - cached_tokens, budget);
-    const std::int64_t extra = BlocksFor(double(cached_tokens + want)) - static_cast<std::int64_t>(cached.size());
-    if (extra > pool_.Available()) {
-      pool_.Release(cached);
-      break;
-    }
-    s.blocks = std::move(cached);
-    pool_.Allocate(extra, s.blocks);
+    const std::int64_t per_unit = unit > 0 ? unit / config_.block_size : 0;
+    const std::int64_t extra =
+        BlocksFor(double(cached_tokens + want)) - static_cast<std::int64_t>(match.units.size()) * per_unit;
+    if (extra + match.blocks_needed > cache_.Available()) break;
+    const TimeNs loaded = cache_.Acquire(match, now, s.units, &ready_);
+    cache_.Allocate(extra, now, &ready_);
+    s.own_blocks = std::max<std::int64_t>(extra, 0);
     s.computed = static_cast<int>(cached_tokens);
-    s.scheduled = static_cast<int>(want);
-    budget -= want;
+    if (config_.prefix_caching && !s.counted) {
+      // As vLLM counts them: queries and hits at a request's first scheduling, in tokens.
+      s.counted = true;
+      const std::int64_t device = std::int64_t{match.device_units} * unit;
+      const std::int64_t host = std::int64_t{match.host_units} * unit;
+      stats_.prefix_queries += s.req.prompt_tokens;
+      stats_.prefix_hits += device;
+      if (cache_.HostCapacityTokens() > 0) {
+        stats_.host_queries += s.req.prompt_tokens;
+        stats_.host_hits += host;
+      }
+      stats_.prompt_computed += s.req.prompt_tokens - device - host;
+    }
+    if (loaded > now) {
+      // Its prefill goes on once the prefix is back from the host; other sequences run meanwhile.
+      s.ready = loaded;
+      s.scheduled = 0;
+    } else {
+      s.scheduled = static_cast<int>(want);
+      budget -= want;
+    }
     running_.push_back(std::move(waiting_.front()));
     waiting_.pop_front();
   }
@@ -217,6 +254,18 @@ void Scheduler::PlanSingle(TimeNs now, StepPlan& plan) {
   plan.steps = plan.idle ? 0 : 1;
   plan.duration = plan.idle ? 0 : static_cast<TimeNs>(std::llround(model_.Seconds(shape) * 1e9));
   plan.shape = shape;
+  if (plan.idle) {
+    // Nothing to compute, but prefixes are on their way from the host: the GPU waits for the
+    // first of them (a pass of no steps).
+    TimeNs first = std::numeric_limits<TimeNs>::max();
+    for (const auto& s : running_)
+      if (s->ready > now) first = std::min(first, s->ready);
+    if (first != std::numeric_limits<TimeNs>::max()) {
+      plan.idle = false;
+      plan.duration = first - now;
+      ++stats_.stall_plans;
+    }
+  }
   span_first_ = double(plan.duration) * 1e-9;
   span_slope_ = 0;
 }
@@ -224,9 +273,16 @@ void Scheduler::PlanSingle(TimeNs now, StepPlan& plan) {
 StepPlan Scheduler::Plan(TimeNs now, std::int64_t max_steps, TimeNs horizon) {
   StepPlan plan;
   plan.start = now;
+  ready_ = now;
   span_ = TryPlanSpan(now, max_steps, horizon, plan);
   if (!span_) PlanSingle(now, plan);
+  if (!plan.idle && ready_ > plan.start) {
+    // Blocks it evicted were still being copied to the host: the pass starts when they are free.
+    stats_.host.eviction_wait_seconds += double(ready_ - plan.start) * 1e-9;
+    plan.start = ready_;
+  }
   planned_ = !plan.idle;
+  SyncStats();
   if (!plan.idle) {
     ++stats_.plans;
     stats_.steps += plan.steps;
@@ -247,8 +303,29 @@ void Scheduler::Emit(Seq& s, int tokens, TimeNs time, EventSink& sink) {
   }
 }
 
+void Scheduler::SyncStats() {
+  const double wait = stats_.host.eviction_wait_seconds;
+  stats_.host = cache_.stats();
+  stats_.host.eviction_wait_seconds = wait;
+  stats_.cached_blocks = cache_.CachedBlocks();
+  stats_.host_used_tokens = cache_.HostUsedTokens();
+}
+
+void Scheduler::Register(Seq& s, TimeNs end) {
+  // Every unit whose tokens are all computed joins the cache (as vLLM caches full blocks after
+  // each pass), so a request sharing the prefix can hit it while this one is still in prefill.
+  const int unit = s.chain.unit_tokens();
+  const int upto = std::min(s.chain.units(), s.computed / unit);
+  const int per_unit = unit / config_.block_size;
+  for (int u = static_cast<int>(s.units.size()); u < upto; ++u) {
+    INFERMARK_CHECK(s.own_blocks >= per_unit, "a computed prefix unit has no blocks");
+    s.units.push_back(cache_.Promote(s.chain.Key(u), unit, per_unit, end));
+    s.own_blocks -= per_unit;
+  }
+}
+
 void Scheduler::Finish(std::size_t index) {
-  pool_.Release(running_[index]->blocks);
+  ReleaseAll(*running_[index]);
   running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(index));
 }
 
@@ -290,11 +367,7 @@ void Scheduler::Complete(EventSink& sink) {
       if (s->scheduled == 0) continue;
       if (s->InPrefill()) {
         s->computed += s->scheduled;
-        if (config_.prefix_caching && !s->registered && s->computed >= s->req.prompt_tokens) {
-          for (std::size_t b = 0; b < s->req.block_hashes.size() && b < s->blocks.size(); ++b)
-            pool_.Register(s->blocks[b], s->req.block_hashes[b]);
-          s->registered = true;
-        }
+        if (s->chain.units() > static_cast<int>(s->units.size())) Register(*s, end);
         if (s->InPrefill()) continue;
         // The pass that completes the prompt samples one token.
         s->emitted += 1;
@@ -311,6 +384,7 @@ void Scheduler::Complete(EventSink& sink) {
   }
   for (std::size_t i = running_.size(); i-- > 0;)
     if (running_[i]->emitted >= running_[i]->req.max_tokens) Finish(i);
+  SyncStats();
 }
 
 void Scheduler::Abort(const std::vector<std::uint64_t>& ids) {
@@ -320,7 +394,7 @@ void Scheduler::Abort(const std::vector<std::uint64_t>& ids) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < running_.size(); ++i) {
     if (gone.count(running_[i]->req.id)) {
-      pool_.Release(running_[i]->blocks);
+      ReleaseAll(*running_[i]);
     } else {
       running_[kept++] = std::move(running_[i]);
     }
@@ -331,7 +405,7 @@ void Scheduler::Abort(const std::vector<std::uint64_t>& ids) {
 
 std::int64_t Scheduler::BlocksHeld() const {
   std::int64_t n = 0;
-  for (const auto& s : running_) n += static_cast<std::int64_t>(s->blocks.size());
+  for (const auto& s : running_) n += Held(*s);
   return n;
 }
 

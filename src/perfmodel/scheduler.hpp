@@ -1,6 +1,8 @@
 // The discrete-event scheduler of the built-in engine, modelled on vLLM's V1 scheduler:
 // continuous batching, a paged KV cache, chunked prefill under a token budget, a cap on running
-// sequences, preemption by recompute when blocks run out, optional prefix caching, token
+// sequences, preemption by recompute when blocks run out, prefix caching (a prompt's cached
+// leading tokens skip prefill compute; attention still reads them) with an optional host-DRAM
+// tier whose hits are loaded back over the host link before the prompt's prefill goes on, token
 // batching per streamed chunk and speculative (MTP) decoding at an expected acceptance.
 //
 // It is clock-agnostic: `Plan(now)` decides the next forward pass and returns its duration from
@@ -16,21 +18,21 @@
 #include <memory>
 #include <vector>
 
-#include "perfmodel/block_pool.hpp"
+#include "perfmodel/prefix_cache.hpp"
 #include "perfmodel/step_time.hpp"
 
 namespace infermark::perfmodel {
 
-/// Time on the scheduler's clock, in nanoseconds (virtual runs start at 0; real time: the
-/// engine's modelled clock).
-using TimeNs = std::int64_t;
-
 /// A request as the scheduler sees it.
 struct Request {
-  std::uint64_t id = 0;                     ///< Caller's id, echoed in events.
-  int prompt_tokens = 0;                    ///< Prompt length.
-  int max_tokens = 0;                       ///< Output tokens to generate (ignore_eos: exactly these).
-  std::vector<std::uint64_t> block_hashes;  ///< Hashes of the prompt's full blocks, for prefix caching (may be empty).
+  std::uint64_t id = 0;   ///< Caller's id, echoed in events.
+  int prompt_tokens = 0;  ///< Prompt length.
+  int max_tokens = 0;     ///< Output tokens to generate (ignore_eos: exactly these).
+  /// Chained hashes of the prompt's leading blocks: element k names its first (k+1)·block_tokens
+  /// tokens, so equal hashes mean equal prefixes (shared across the turns of a conversation).
+  /// Null or empty: no identity known, nothing is looked up or cached.
+  std::shared_ptr<const std::vector<std::uint64_t>> prefix_blocks{};
+  int block_tokens = 64;  ///< Tokens per element of prefix_blocks.
 };
 
 /// Output tokens of one sequence leaving the engine at one time.
@@ -68,6 +70,19 @@ struct SchedulerStats {
   std::int64_t plans = 0;        ///< Plans made (spans count once).
   std::int64_t preemptions = 0;  ///< Sequences preempted.
   std::int64_t max_running = 0;  ///< Largest batch seen.
+  /// Prompt tokens looked up in the prefix cache, at each request's first admission
+  /// (vllm:prefix_cache_queries; 0 with prefix caching off).
+  std::int64_t prefix_queries = 0;
+  std::int64_t prefix_hits = 0;  ///< Of those, tokens found on the GPU (vllm:prefix_cache_hits).
+  /// Prompt tokens looked up with a host tier present (vllm:external_prefix_cache_queries).
+  std::int64_t host_queries = 0;
+  std::int64_t host_hits = 0;  ///< Of those, tokens loaded back from the host tier.
+  /// Prompt tokens computed at first admission: the prompt less both kinds of hit.
+  std::int64_t prompt_computed = 0;
+  HostTierStats host;                 ///< Host-link traffic.
+  std::int64_t cached_blocks = 0;     ///< GPU blocks holding cached prefix units now.
+  std::int64_t host_used_tokens = 0;  ///< Tokens the host tier holds now.
+  std::int64_t stall_plans = 0;       ///< Passes in which the GPU only waited for loads from the host.
 };
 
 /// The scheduler.
@@ -101,8 +116,8 @@ class Scheduler {
   [[nodiscard]] std::size_t Waiting() const { return waiting_.size(); }
   /// Nothing queued or running.
   [[nodiscard]] bool Empty() const { return running_.empty() && waiting_.empty(); }
-  /// The KV block pool (for tests and metrics).
-  [[nodiscard]] const BlockPool& pool() const { return pool_; }
+  /// The KV cache: block pool, prefix cache and host tier (for tests and metrics).
+  [[nodiscard]] const PrefixCache& cache() const { return cache_; }
   /// Counters.
   [[nodiscard]] const SchedulerStats& stats() const { return stats_; }
   /// KV blocks held by running sequences, counted per sequence (shared prefix blocks count once per holder).
@@ -114,6 +129,10 @@ class Scheduler {
   struct Seq;
   [[nodiscard]] std::int64_t BlocksFor(double tokens) const;
   [[nodiscard]] int TokensThisStep(const Seq& s) const;
+  [[nodiscard]] std::int64_t Held(const Seq& s) const;
+  void ReleaseAll(Seq& s);
+  void Register(Seq& s, TimeNs end);
+  void SyncStats();
   void PreemptLast();
   bool TryPlanSpan(TimeNs now, std::int64_t max_steps, TimeNs horizon, StepPlan& plan);
   void PlanSingle(TimeNs now, StepPlan& plan);
@@ -122,13 +141,14 @@ class Scheduler {
 
   SchedulerConfig config_;
   const StepTimeModel& model_;
-  BlockPool pool_;
+  PrefixCache cache_;
   std::vector<std::unique_ptr<Seq>> running_;  // admission order
   std::deque<std::unique_ptr<Seq>> waiting_;   // FIFO; preempted sequences go back to the front
   StepPlan plan_;
   bool planned_ = false;
   bool span_ = false;
   double span_first_ = 0, span_slope_ = 0;  // seconds of the span's first step and the change per step
+  TimeNs ready_ = 0;                        // evicted blocks of this plan are free to reuse
   SchedulerStats stats_;
 };
 

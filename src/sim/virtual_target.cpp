@@ -69,6 +69,8 @@ void VirtualTarget::Issue(const loadgen::RequestSpec& spec, loadgen::RequestTrac
   perfmodel::Request r;
   r.id = id;
   r.prompt_tokens = static_cast<int>(prompt.prompt_len);
+  r.prefix_blocks = prompt.prefix_blocks;
+  r.block_tokens = prompt.prefix_block_tokens;
   const std::uint64_t seed = SplitMix64(options_.seed ^ SplitMix64(id));
   r.max_tokens = static_cast<int>(
       perfmodel::DrawOutputLength(seed, options_.eos_mean_tokens, 0, prompt.output_len, options_.ignore_eos));
@@ -201,6 +203,23 @@ loadgen::TargetReport VirtualTarget::Report() const {
   server["events"] = executor_.events();
   server["scheduler"] = {
       {"passes", s.steps}, {"plans", s.plans}, {"preemptions", s.preemptions}, {"max_running", s.max_running}};
+  if (deployment_.scheduler.prefix_caching) {
+    Json cache = {{"queries_tokens", s.prefix_queries},
+                  {"gpu_hit_tokens", s.prefix_hits},
+                  {"computed_prompt_tokens", s.prompt_computed},
+                  {"gpu_cached_blocks", s.cached_blocks}};
+    if (deployment_.scheduler.host_kv_tokens > 0) {
+      cache["host_hit_tokens"] = s.host_hits;
+      cache["host_capacity_tokens"] = deployment_.scheduler.host_kv_tokens;
+      cache["host_used_tokens"] = s.host_used_tokens;
+      cache["offload_bytes"] = s.host.offload_bytes;
+      cache["offload_seconds"] = s.host.offload_seconds;
+      cache["onload_bytes"] = s.host.onload_bytes;
+      cache["onload_seconds"] = s.host.onload_seconds;
+      cache["eviction_wait_seconds"] = s.host.eviction_wait_seconds;
+    }
+    server["prefix_cache"] = std::move(cache);
+  }
   r.server = std::move(server);
   return r;
 }

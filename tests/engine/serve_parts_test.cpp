@@ -200,11 +200,11 @@ TEST(SchedulerAbort, ReleasesBlocksAndDropsWaitingRequests) {
   }
   ASSERT_EQ(s.Running(), 2u);
   ASSERT_EQ(s.Waiting(), 2u);
-  const auto free_before = s.pool().Available();
+  const auto free_before = s.cache().Available();
   s.Abort({1, 4, 99});
   EXPECT_EQ(s.Running(), 1u);
   EXPECT_EQ(s.Waiting(), 1u);
-  EXPECT_GT(s.pool().Available(), free_before);
+  EXPECT_GT(s.cache().Available(), free_before);
   while (!s.Empty()) {
     const StepPlan p = s.Plan(now, 1);
     now += p.duration;
@@ -213,7 +213,7 @@ TEST(SchedulerAbort, ReleasesBlocksAndDropsWaitingRequests) {
   EXPECT_EQ(sink.finished, (std::vector<std::uint64_t>{2, 3}));
   EXPECT_EQ(sink.tokens[2], 50);
   EXPECT_EQ(sink.tokens[3], 50);
-  EXPECT_EQ(s.pool().Available(), s.pool().NumBlocks());
+  EXPECT_EQ(s.cache().Available(), s.cache().NumBlocks());
 }
 
 }  // namespace

@@ -75,9 +75,15 @@ bool RunCase(const Case& c, std::int64_t max_steps, Recorder& rec, std::string* 
     }
     if (s.Empty() && submitted == c.requests.size()) return true;
     const StepPlan plan = s.Plan(now, max_steps);
-    if (s.BlocksHeld() > c.config.num_blocks || s.pool().InUse() > s.pool().NumBlocks() ||
-        !s.pool().CheckInvariants()) {
+    // Holders of a shared prefix unit each count its blocks: only without sharing can the sum
+    // be held to the pool.
+    if ((!c.config.prefix_caching && s.BlocksHeld() > c.config.num_blocks) ||
+        s.cache().InUse() > s.cache().NumBlocks()) {
       *why = "KV blocks over-allocated";
+      return false;
+    }
+    if (!s.cache().CheckInvariants()) {
+      *why = "the KV cache's counts disagree with its units";
       return false;
     }
     if (s.Running() > static_cast<std::size_t>(c.config.max_num_seqs)) {
@@ -102,15 +108,17 @@ bool RunCase(const Case& c, std::int64_t max_steps, Recorder& rec, std::string* 
   return false;
 }
 
-Case SmallCase(int n, int blocks, int block_size, int budget, int max_seqs, int max_prompt, int max_out,
-               unsigned seed) {
+// With `prefix`, prompts are cut from three shared documents (hash chains of 8-token blocks), so
+// the prefix cache shares, evicts and re-admits units under preemption.
+Case SmallCase(int n, int blocks, int block_size, int budget, int max_seqs, int max_prompt, int max_out, unsigned seed,
+               bool prefix = false) {
   Case c;
   c.config = Llama().scheduler;
   c.config.num_blocks = blocks;
   c.config.block_size = block_size;
   c.config.max_num_batched_tokens = budget;
   c.config.max_num_seqs = max_seqs;
-  c.config.prefix_caching = false;
+  c.config.prefix_caching = prefix;
   std::uint64_t x = seed * 2654435761u + 1;
   auto rnd = [&](int hi) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -121,6 +129,13 @@ Case SmallCase(int n, int blocks, int block_size, int budget, int max_seqs, int 
     r.id = static_cast<std::uint64_t>(i);
     r.prompt_tokens = rnd(max_prompt);
     r.max_tokens = rnd(max_out);
+    if (prefix) {
+      auto h = std::make_shared<std::vector<std::uint64_t>>();
+      const std::uint64_t doc = static_cast<std::uint64_t>(rnd(3));
+      for (int k = 0; k < r.prompt_tokens / 8; ++k) h->push_back(doc * 1000 + std::uint64_t(k));
+      r.prefix_blocks = h;
+      r.block_tokens = 8;
+    }
     c.requests.push_back(r);
     c.arrival_step.push_back(rnd(40) - 1);
   }
@@ -135,6 +150,17 @@ TEST(Scheduler, TightCacheForcesPreemptionAndEverythingFinishes) {
   ASSERT_TRUE(RunCase(c, 1, rec, &why)) << why;
   EXPECT_EQ(rec.finished.size(), 40u);
   for (const auto& r : c.requests) EXPECT_EQ(rec.tokens[r.id], r.max_tokens) << "request " << r.id;
+}
+
+TEST(Scheduler, SharedPrefixesUnderPreemptionAllFinish) {
+  for (const unsigned seed : {1u, 2u, 3u, 4u}) {
+    const Case c = SmallCase(40, 40, 16, 64, 8, 150, 60, seed, true);
+    Recorder rec;
+    std::string why;
+    ASSERT_TRUE(RunCase(c, seed % 2 == 0 ? 1 : std::numeric_limits<std::int64_t>::max(), rec, &why)) << why;
+    EXPECT_EQ(rec.finished.size(), 40u);
+    for (const auto& r : c.requests) EXPECT_EQ(rec.tokens[r.id], r.max_tokens) << "request " << r.id;
+  }
 }
 
 TEST(Scheduler, SpansGiveTheSameTimelineAsSingleSteps) {
@@ -173,7 +199,10 @@ TEST(Scheduler, PrefixCachingReusesBlocks) {
   a.id = 0;
   a.prompt_tokens = 160;
   a.max_tokens = 2;
-  for (std::uint64_t b = 0; b < 10; ++b) a.block_hashes.push_back(1000 + b);
+  auto hashes = std::make_shared<std::vector<std::uint64_t>>();
+  for (std::uint64_t b = 0; b < 10; ++b) hashes->push_back(1000 + b);
+  a.prefix_blocks = hashes;
+  a.block_tokens = 16;
   Request b = a;
   b.id = 1;
   Recorder rec;
@@ -207,7 +236,8 @@ RC_GTEST_PROP(SchedulerProperties, NoOverAllocationAllFinishFifo, ()) {
   const int max_seqs = *rc::gen::inRange(1, 32);
   const auto seed = *rc::gen::arbitrary<unsigned>();
   const std::int64_t max_steps = *rc::gen::element<std::int64_t>(1, std::numeric_limits<std::int64_t>::max());
-  const Case c = SmallCase(n, blocks, block_size, budget, max_seqs, max_prompt, max_out, seed);
+  const bool prefix = *rc::gen::arbitrary<bool>();
+  const Case c = SmallCase(n, blocks, block_size, budget, max_seqs, max_prompt, max_out, seed, prefix);
   Recorder rec;
   rec.every_step = max_steps == 1;
   std::string why;

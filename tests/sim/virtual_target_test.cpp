@@ -6,12 +6,17 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <tuple>
+
+#include "agentic/trace_reader.hpp"
 #include "loadgen/bench_plan.hpp"
 #include "loadgen/run_benchmark.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/step_time.hpp"
 #include "perfmodel/trace.hpp"
 #include "sim/predict.hpp"
+#include "sim/predict_agentic.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::sim {
@@ -142,6 +147,54 @@ TEST(VirtualTarget, ARequestThatCannotFitFailsAsTheEngineAnswersIt) {
   EXPECT_LT(failed, 40u);
   EXPECT_EQ(p.result.records.size(), 40u);
   EXPECT_FALSE(p.result.verdict.valid);  // more than 5 % failed
+}
+
+// An agentic session resends its growing conversation each turn: the prompts' prefix identity
+// reaches the model's prefix cache through the target, the cache finds what the hash ids say was
+// sent before (no more: a unit is cached once computed), and cached turns start sooner.
+TEST(VirtualTarget, PromptsCarryTheirPrefixIntoTheModelsCache) {
+  agentic::TraceLoad load =
+      agentic::ReadTraces(std::string(INFERMARK_SOURCE_DIR) + "/tests/fixtures/agentic-traces/traces.jsonl");
+  agentic::TraceCorpus corpus = std::move(load.corpus);
+  std::erase_if(corpus.traces, [](const agentic::Trace& t) { return t.id != "trace_0291"; });
+  ASSERT_EQ(corpus.traces.size(), 1u);
+  agentic::ReplayOptions o;
+  o.concurrency = 1;
+  o.duration_s = 100'000;
+  o.start_min_ratio = 0;
+  o.start_max_ratio = 0;
+  o.system_idle_gap_cap_s = 0;
+  perfmodel::DeploymentOptions d;
+  d.model = "llama-3.3-70b";
+  d.hardware = "h200";
+  d.precision = "fp8";
+  d.tp = 8;
+  const AgenticPrediction on = PredictAgentic(perfmodel::ResolveDeployment(Data(), d), corpus, o);
+  d.prefix_caching = false;
+  const AgenticPrediction off = PredictAgentic(perfmodel::ResolveDeployment(Data(), d), corpus, o);
+  std::int64_t theoretical = 0, prompts = 0;
+  std::map<std::tuple<int, std::uint32_t, std::uint32_t>, const agentic::ReplayRequest*> first_play_off;
+  for (const agentic::ReplayRequest& q : off.run.requests)
+    if (q.pass == 0 && q.record.success) first_play_off[{q.subagent, q.turn, q.pass}] = &q;
+  double ttft_on = 0, ttft_off = 0;
+  int cached_turns = 0;
+  for (const agentic::ReplayRequest& r : on.run.requests) {
+    if (r.overflow || !r.record.success) continue;
+    theoretical += r.theoretical_hit_tokens;
+    prompts += r.input_tokens;
+    const auto it = first_play_off.find({r.subagent, r.turn, r.pass});
+    if (r.pass != 0 || it == first_play_off.end() || r.theoretical_hit_tokens < r.input_tokens / 2) continue;
+    ++cached_turns;
+    ttft_on += double(*r.record.first_chunk_ns - *r.record.sent_ns);
+    ttft_off += double(*it->second->record.first_chunk_ns - *it->second->record.sent_ns);
+  }
+  EXPECT_GT(on.stats.prefix_hits, 0);
+  EXPECT_LE(on.stats.prefix_hits, theoretical);
+  EXPECT_GT(double(on.stats.prefix_hits), 0.9 * double(theoretical));
+  EXPECT_EQ(on.stats.prefix_queries, prompts);
+  EXPECT_EQ(off.stats.prefix_hits, 0);
+  ASSERT_GT(cached_turns, 0);
+  EXPECT_LT(ttft_on, 0.5 * ttft_off);
 }
 
 }  // namespace
