@@ -1,6 +1,10 @@
 #include "agentic/agentic_output.hpp"
 
+#include <cmath>
 #include <filesystem>
+
+#include "agentic/profile_export.hpp"
+#include "core/clock.hpp"
 
 namespace infermark::agentic {
 namespace {
@@ -8,8 +12,19 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string DefaultName(const AgenticOutputOptions& o) {
-  std::string base = o.model.substr(o.model.find_last_of('/') == std::string::npos ? 0 : o.model.find_last_of('/') + 1);
-  return "agentic_" + base + "_conc" + std::to_string(o.concurrency);
+  const std::size_t slash = o.model.find_last_of('/');
+  return "agentic_" + (slash == std::string::npos ? o.model : o.model.substr(slash + 1)) + "_conc" +
+         std::to_string(o.concurrency);
+}
+
+double Ms(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
+// aiperf's error type for a failed request (OpenAI's code for an overflow).
+std::string ErrorType(const ReplayRequest& r) {
+  if (r.overflow) return "context_length_exceeded";
+  return r.record.error_kind.empty() ? "error" : r.record.error_kind;
 }
 
 }  // namespace
@@ -26,6 +41,87 @@ AgenticRunView ViewOf(const AgenticBench& bench) {
   return v;
 }
 
+std::vector<ProfileRecord> ProfileRecords(const AgenticRunView& view) {
+  std::vector<ProfileRecord> records;
+  const ReplayRun& run = *view.run;
+  records.reserve(run.requests.size());
+  const auto unix_ns = [&](std::int64_t ns) {
+    return static_cast<std::int64_t>(std::llround(view.unix_at_zero * 1e9)) + ns;
+  };
+  std::size_t k = 0;
+  for (const ReplayRequest& r : run.requests) {
+    ++k;
+    if (r.cut) continue;  // never completed: the run ended around it
+    const metrics::RequestRecord& rec = r.record;
+    ProfileRecord p;
+    p.conversation_id = ConversationId(*view.corpus, r);
+    p.turn_index = r.turn;
+    p.x_correlation_id = "infermark-" + std::to_string(r.lane) + "-" + std::to_string(r.pass) + "-" + std::to_string(k);
+    if (rec.sent_ns) p.request_start_ns = unix_ns(*rec.sent_ns);
+    if (rec.done_ns) p.request_end_ns = unix_ns(rec.end_ns.value_or(*rec.done_ns));
+    p.benchmark_phase = r.warmup ? "warmup" : "profiling";
+    // --use-server-token-count: lengths from the server's usage where it reported them.
+    p.SetMetric("input_sequence_length", static_cast<double>(rec.server_prompt_tokens.value_or(r.input_tokens)),
+                "tokens");
+    if (rec.success) {
+      const std::int64_t osl = rec.server_output_tokens.value_or(r.expected_output);
+      p.SetMetric("output_sequence_length", static_cast<double>(osl), "tokens");
+      if (rec.sent_ns && rec.first_chunk_ns)
+        p.SetMetric("time_to_first_token", Ms(*rec.first_chunk_ns - *rec.sent_ns), "ms");
+      if (rec.sent_ns && rec.end_ns) {
+        const double latency = Ms(*rec.end_ns - *rec.sent_ns);
+        p.SetMetric("request_latency", latency, "ms");
+        if (rec.first_chunk_ns && osl > 1) {
+          // The answers carry no reasoning text: the full response's ITL is the content's.
+          const double itl = (latency - Ms(*rec.first_chunk_ns - *rec.sent_ns)) / static_cast<double>(osl - 1);
+          p.SetMetric("inter_token_latency", itl, "ms");
+          p.SetMetric("full_response_inter_token_latency", itl, "ms");
+        }
+      }
+      p.error = nullptr;
+    } else {
+      p.error = RequestError(ErrorType(r), rec.http_status > 0 ? std::optional<int>(rec.http_status) : std::nullopt,
+                             rec.error.empty() ? ErrorType(r) : rec.error);
+    }
+    records.push_back(std::move(p));
+  }
+  return records;
+}
+
+ProfileSummary SummaryOf(const AgenticRunView& view, const std::vector<ProfileRecord>& records) {
+  ProfileSummary s;
+  double ok = 0;
+  double errors = 0;
+  double hit_blocks = 0;
+  double blocks = 0;
+  for (const ReplayRequest& r : view.run->requests) {
+    if (r.warmup || r.cut) continue;
+    (r.record.success ? ok : errors) += 1;
+    const int bs = view.corpus->traces[r.trace].block_size;
+    hit_blocks += static_cast<double>(r.theoretical_hit_tokens / bs);
+    const TraceCall& call =
+        r.subagent < 0 ? view.corpus->traces[r.trace].calls[r.turn]
+                       : view.corpus->traces[r.trace].subagents[static_cast<std::size_t>(r.subagent)].calls[r.turn];
+    blocks += static_cast<double>(call.hash_count);
+  }
+  (void)records;
+  s.request_count = ok;
+  s.error_request_count = errors;
+  s.completed_request_count = ok + errors;
+  PrefixCacheHit hit;
+  hit.sum = hit_blocks;
+  hit.count = blocks;
+  hit.avg = blocks > 0 ? hit_blocks / blocks : 0.0;
+  hit.unit = "ratio";
+  s.theoretical_prefix_cache_hit = hit;
+  s.start_time = IsoUtc(view.unix_at_zero + static_cast<double>(view.run->window_open_ns) / 1e9);
+  s.end_time = IsoUtc(view.unix_at_zero + static_cast<double>(view.run->window_close_ns) / 1e9);
+  s.dataset = Json{{"name", view.corpus->origin}, {"traces", view.corpus->traces.size()}};
+  s.submission_valid = view.invalid_reasons.empty();
+  s.submission_invalid_reasons = view.invalid_reasons;
+  return s;
+}
+
 AgenticOutputs WriteAgenticOutputs(const AgenticRunView& view, const AgenticOutputOptions& options) {
   AgenticOutputs out;
   const std::string name = options.result_filename.empty() ? DefaultName(options) : options.result_filename;
@@ -33,7 +129,9 @@ AgenticOutputs WriteAgenticOutputs(const AgenticRunView& view, const AgenticOutp
                                                   : options.artifact_dir;
   out.aggregate_path = (fs::path(options.result_dir) / (name + ".json")).string();
   fs::create_directories(out.artifact_dir);
-  (void)view;
+  const std::vector<ProfileRecord> records = ProfileRecords(view);
+  WriteProfileExport((fs::path(out.artifact_dir) / "profile_export.jsonl").string(), records);
+  WriteProfileSummary((fs::path(out.artifact_dir) / "profile_export_aiperf.json").string(), SummaryOf(view, records));
   return out;
 }
 

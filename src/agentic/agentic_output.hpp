@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agentic/agentic_bench.hpp"
+#include "agentic/profile_export.hpp"
 #include "agentic/replay.hpp"
 #include "agentic/trace.hpp"
 
@@ -40,6 +41,12 @@ struct AgenticOutputs {
   std::string artifact_dir;
   std::vector<std::string> summary;  ///< Lines for people (figures from the aggregate).
 };
+
+/// aiperf's per-request records of a run (warm-ups marked; calls cut when the run ended are left out).
+std::vector<ProfileRecord> ProfileRecords(const AgenticRunView& view);
+/// aiperf's run summary (counts over the profiling phase, the theoretical prefix-cache hit in
+/// blocks, the phase's start and end, validity).
+ProfileSummary SummaryOf(const AgenticRunView& view, const std::vector<ProfileRecord>& records);
 
 /// The view of a measured run.
 AgenticRunView ViewOf(const AgenticBench& bench);

@@ -332,7 +332,9 @@ void Replayer::Closed(std::size_t slot) {
   ReplayRequest& r = run_.requests[index];
   const std::int64_t done = r.record.done_ns.value_or(executor_.NowNs());
   r.overflow = !r.record.success && IsOverflow(r.record);
-  if (!r.warmup) {
+  r.cut = !r.record.success && r.record.error_kind == "cancelled" && phase_ != Phase::kWarmup &&
+          phase_ != Phase::kProfiling;
+  if (!r.warmup && !r.cut) {
     run_.window_close_ns = std::max(run_.window_close_ns, done);
     ++profiled_done_;
     if (!r.record.success) ++profiled_errors_;

@@ -54,6 +54,7 @@ struct ReplayRequest {
   std::int64_t expected_output = 0;         ///< max_tokens.
   std::int64_t theoretical_hit_tokens = 0;  ///< Tokens of its leading blocks sent before in the same play.
   bool overflow = false;                    ///< The server refused it as too long for its context.
+  bool cut = false;  ///< Cut when the run ended (duration and grace over, or a stop): it never completed.
 };
 
 /// What a replay left behind.
