@@ -25,6 +25,15 @@ void AddDeploymentFlags(CLI::App* cmd, DeploymentFlags& flags) {
   cmd->add_option("--max-model-len", d.max_model_len, "Longest prompt + output accepted");
   cmd->add_flag("--no-enable-prefix-caching", flags.no_prefix_caching, "Disable prefix caching");
   cmd->add_flag("--enable-prefix-caching", flags.enable_prefix_caching, "Enable prefix caching");
+  cmd->add_flag("--disable-radix-cache", flags.disable_radix_cache, "SGLang: disable the radix (prefix) cache");
+  cmd->add_option("--page-size", flags.page_size, "SGLang: KV page size (tokens per block)");
+  cmd->add_option("--kv-offloading-size", d.kv_offloading_size_gib,
+                  "vLLM: host DRAM for offloaded KV blocks, GiB over all TP ranks");
+  cmd->add_option("--kv-offloading-backend", d.kv_offloading_backend, "vLLM: KV offloading backend (native, lmcache)");
+  cmd->add_flag("--enable-hierarchical-cache", d.hierarchical_cache,
+                "SGLang: HiCache, a host-DRAM tier of the radix cache");
+  cmd->add_option("--hicache-size", d.hicache_size_gb, "SGLang: HiCache host pool per rank, GB (wins over the ratio)");
+  cmd->add_option("--hicache-ratio", d.hicache_ratio, "SGLang: HiCache host pool as a multiple of the GPU pool (2)");
   cmd->add_option("--spec-decoding", d.spec_decoding, "none or mtp")->capture_default_str();
   cmd->add_option("--num-speculative-tokens", d.num_speculative_tokens, "Draft tokens per step (mtp)");
   cmd->add_option("--acceptance", flags.acceptance, "Acceptance rate, or one per draft position, comma-separated");
@@ -48,8 +57,16 @@ perfmodel::DeploymentOptions ResolveDeploymentFlags(const DeploymentFlags& flags
       }
     }
   }
-  if (flags.no_prefix_caching) d.prefix_caching = false;
+  if (flags.enable_prefix_caching && (flags.no_prefix_caching || flags.disable_radix_cache))
+    throw InputError(Diagnostic{SourceMark{}, "", "--enable-prefix-caching",
+                                "contradicts --no-enable-prefix-caching / --disable-radix-cache"});
+  if (flags.no_prefix_caching || flags.disable_radix_cache) d.prefix_caching = false;
   if (flags.enable_prefix_caching) d.prefix_caching = true;
+  if (flags.page_size) {
+    if (d.block_size && *d.block_size != *flags.page_size)
+      throw InputError(Diagnostic{SourceMark{}, "", "--page-size", "differs from --block-size; give one of them"});
+    d.block_size = flags.page_size;
+  }
   return d;
 }
 

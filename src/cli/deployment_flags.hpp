@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "perfmodel/deployment.hpp"
@@ -15,6 +16,8 @@ struct DeploymentFlags {
   std::string acceptance;                ///< --acceptance as given.
   bool no_prefix_caching = false;        ///< --no-enable-prefix-caching.
   bool enable_prefix_caching = false;    ///< --enable-prefix-caching.
+  bool disable_radix_cache = false;      ///< --disable-radix-cache (SGLang's spelling of the above).
+  std::optional<int> page_size;          ///< --page-size (SGLang's spelling of --block-size).
 };
 
 /// Adds the deployment flags to `cmd`, writing into `flags` (which must outlive parsing).

@@ -244,6 +244,8 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   card["max_num_seqs"] = m.deployment.scheduler.max_num_seqs;
   card["max_num_batched_tokens"] = m.deployment.scheduler.max_num_batched_tokens;
   card["kv_capacity_tokens"] = m.deployment.memory.kv_capacity_tokens;
+  card["prefix_caching"] = m.deployment.scheduler.prefix_caching;
+  card["host_kv_capacity_tokens"] = m.deployment.scheduler.host_kv_tokens;
   card["reasoning"] = m.deployment.model.reasoning;
   card["infermark_version"] = kVersion;
   m.model_card = std::move(card);
@@ -265,6 +267,7 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   ro.model_json = nlohmann::json(d.served_model_name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   ro.engine_loop = 0;
   ro.emission_log = m.log;
+  ro.framework = m.deployment.framework.name;
   m.engine = std::make_unique<RealtimeEngine>(m.deployment.scheduler, *m.model, *m.vocabulary, m.server->loops(),
                                               std::move(ro));
 

@@ -62,7 +62,9 @@ RealtimeEngine::RealtimeEngine(const perfmodel::SchedulerConfig& config, const p
       loops_(loops),
       options_(std::move(options)),
       scheduler_(config_, model_),
-      epoch_ns_(MonotonicNs()) {}
+      epoch_ns_(MonotonicNs()) {
+  metrics_.sglang = options_.framework == "sglang";
+}
 
 RealtimeEngine::~RealtimeEngine() = default;
 
@@ -444,7 +446,23 @@ void RealtimeEngine::RespondMetrics(http::Responder responder) {
   g.waiting = scheduler_.Waiting();
   const auto total = scheduler_.cache().NumBlocks();
   g.kv_usage = total > 0 ? double(total - scheduler_.cache().Available()) / double(total) : 0.0;
-  g.preemptions = scheduler_.stats().preemptions;
+  const perfmodel::SchedulerStats& st = scheduler_.stats();
+  g.preemptions = st.preemptions;
+  g.kv_capacity_tokens = total * config_.block_size;
+  g.prefix_caching = config_.prefix_caching;
+  g.host_tier = scheduler_.cache().HostCapacityTokens() > 0;
+  g.prefix_queries = st.prefix_queries;
+  g.prefix_hits = st.prefix_hits;
+  g.host_queries = st.host_queries;
+  g.host_hits = st.host_hits;
+  g.prompt_computed = st.prompt_computed;
+  g.host_used_tokens = scheduler_.cache().HostUsedTokens();
+  g.host_capacity_tokens = scheduler_.cache().HostCapacityTokens();
+  g.offload_bytes = st.host.offload_bytes;
+  g.offload_seconds = st.host.offload_seconds;
+  g.onload_bytes = st.host.onload_bytes;
+  g.onload_seconds = st.host.onload_seconds;
+  g.evicted_tokens = st.host.evicted_tokens;
   responder.Respond(200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render(options_.model_name, g));
 }
 

@@ -57,6 +57,7 @@ struct RealtimeOptions {
   std::size_t engine_loop = 0;                 ///< Loop the engine runs on.
   std::size_t high_water_bytes = 1024 * 1024;  ///< Max speed: a stream buffered beyond this pauses the engine.
   std::shared_ptr<EmissionLog> emission_log;   ///< May be null.
+  std::string framework = "vllm";              ///< Names the /metrics series: sglang's, else vLLM's.
 };
 
 /// The driver. Every method except the constructor must run on the engine loop.

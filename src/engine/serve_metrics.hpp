@@ -1,8 +1,10 @@
-// The engine server's Prometheus metrics, under vLLM's names so dashboards and scrapers made for
-// vLLM read them unchanged: running/waiting requests, KV-cache usage, token counters, request
-// counts by finish reason, and histograms of TTFT, time per output token and end-to-end latency
-// (real seconds, i.e. the modelled time divided by the time scale). Owned by the engine's loop
-// thread: updated there and rendered there for GET /metrics.
+// The engine server's Prometheus metrics, under the modelled framework's names so dashboards and
+// scrapers made for it read them unchanged: vLLM's (the default; TRT-LLM too) or SGLang's.
+// Running/waiting requests, KV-cache usage, token counters, prefix-cache queries and hits (GPU
+// and host tier), host offload traffic, request counts by finish reason, and histograms of TTFT,
+// time per output token and end-to-end latency (real seconds, i.e. the modelled time divided by
+// the time scale); infermark's own series say how late the engine ran. Owned by the engine's
+// loop thread: updated there and rendered there for GET /metrics.
 #pragma once
 
 #include <cstdint>
@@ -33,12 +35,27 @@ class Histogram {
   std::uint64_t count_ = 0;
 };
 
-/// Gauges read from the scheduler when rendering.
+/// Gauges and counters read from the scheduler when rendering.
 struct SchedulerGauges {
-  std::size_t running = 0;       ///< Sequences in the batch.
-  std::size_t waiting = 0;       ///< Sequences queued.
-  double kv_usage = 0;           ///< Fraction of KV blocks in use (0–1).
-  std::int64_t preemptions = 0;  ///< Preemptions so far.
+  std::size_t running = 0;                ///< Sequences in the batch.
+  std::size_t waiting = 0;                ///< Sequences queued.
+  double kv_usage = 0;                    ///< Fraction of KV blocks in use (0–1).
+  std::int64_t preemptions = 0;           ///< Preemptions so far.
+  std::int64_t kv_capacity_tokens = 0;    ///< Tokens the GPU KV pool holds.
+  bool prefix_caching = false;            ///< The prefix cache is on.
+  bool host_tier = false;                 ///< A host-DRAM tier is configured.
+  std::int64_t prefix_queries = 0;        ///< Prompt tokens looked up (first admissions).
+  std::int64_t prefix_hits = 0;           ///< Of which found on the GPU.
+  std::int64_t host_queries = 0;          ///< Prompt tokens looked up with the host tier present.
+  std::int64_t host_hits = 0;             ///< Of which loaded back from the host.
+  std::int64_t prompt_computed = 0;       ///< Prompt tokens computed (first admissions).
+  std::int64_t host_used_tokens = 0;      ///< Tokens the host tier holds.
+  std::int64_t host_capacity_tokens = 0;  ///< Tokens the host tier can hold.
+  double offload_bytes = 0;               ///< Bytes written GPU → host.
+  double offload_seconds = 0;             ///< Link seconds of those writes (modelled).
+  double onload_bytes = 0;                ///< Bytes loaded host → GPU.
+  double onload_seconds = 0;              ///< Link seconds of those loads (modelled).
+  std::int64_t evicted_tokens = 0;        ///< Cached tokens evicted from the GPU.
 };
 
 /// Every metric of one server.
@@ -59,9 +76,14 @@ struct ServeMetrics {
   double step_lateness_max = 0;   ///< infermark:step_lateness_max_seconds (since start).
   std::uint64_t clock_slips = 0;  ///< infermark:clock_slips_total: the schedule restarted from now.
   double clock_slip_seconds = 0;  ///< infermark:clock_slip_seconds_total: real time lost to slips.
+  bool sglang = false;            ///< Name the series as SGLang does (else as vLLM does).
 
   /// The Prometheus text exposition for model `model_name`.
   [[nodiscard]] std::string Render(const std::string& model_name, const SchedulerGauges& gauges) const;
+
+ private:
+  void RenderVllm(std::string& out, const std::string& labels, const SchedulerGauges& g) const;
+  void RenderSglang(std::string& out, const std::string& labels, const SchedulerGauges& g) const;
 };
 
 }  // namespace infermark::engine

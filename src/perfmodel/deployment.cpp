@@ -93,7 +93,66 @@ void PlanMemory(Deployment& d) {
   d.memory.kv_capacity_tokens = static_cast<std::int64_t>(groups * pool / kv_token);
   d.scheduler.num_blocks = d.memory.kv_capacity_tokens / d.scheduler.block_size;
   if (d.scheduler.num_blocks < 1) throw Bad("--tp", "no KV block fits in memory");
+
+  // The host tier: each GPU offloads the KV it holds over its own host link. Without attention
+  // data-parallel every GPU holds a slice (or, with MLA, a copy) of every token, so a token moves
+  // over all links at once; with it, each GPU moves its own sequences' tokens, links in parallel.
+  SchedulerConfig& sc = d.scheduler;
+  const double holders = d.dp_attention ? 1 : d.tp;
+  sc.host_kv_bytes_per_token = kv_token * holders;
+  sc.host_link_seconds_per_token = kv_token / (d.hardware.host_link_bytes_per_s * (d.dp_attention ? d.tp : 1));
+  if (sc.host_kv_bytes > 0) {
+    sc.host_kv_tokens = static_cast<std::int64_t>(sc.host_kv_bytes / sc.host_kv_bytes_per_token);
+  } else if (sc.host_kv_ratio > 0) {
+    sc.host_kv_tokens = static_cast<std::int64_t>(sc.host_kv_ratio * double(d.memory.kv_capacity_tokens));
+  } else {
+    sc.host_kv_tokens = 0;
+  }
 }
+
+namespace {
+
+// The host tier, spelled as each framework spells it.
+void ResolveHostTier(const DeploymentOptions& o, Deployment& d) {
+  SchedulerConfig& s = d.scheduler;
+  const bool vllm_flags = o.kv_offloading_size_gib.has_value() || !o.kv_offloading_backend.empty();
+  const bool sglang_flags = o.hierarchical_cache || o.hicache_size_gb.has_value() || o.hicache_ratio.has_value();
+  if (vllm_flags && d.framework.name != "vllm")
+    throw Bad(
+        "--kv-offloading-size",
+        "is vLLM's host-DRAM offload; " + d.framework.name +
+            (d.framework.name == "sglang" ? " uses --enable-hierarchical-cache with --hicache-size or --hicache-ratio"
+                                          : " has no host tier in this model"));
+  if (sglang_flags && d.framework.name != "sglang")
+    throw Bad("--enable-hierarchical-cache",
+              "is SGLang's HiCache; " + d.framework.name +
+                  (d.framework.name == "vllm" ? " uses --kv-offloading-size GiB with --kv-offloading-backend native"
+                                              : " has no host tier in this model"));
+  if (vllm_flags) {
+    if (!o.kv_offloading_size_gib)
+      throw Bad("--kv-offloading-backend", "needs --kv-offloading-size (GiB of host memory)");
+    if (!(*o.kv_offloading_size_gib > 0)) throw Bad("--kv-offloading-size", "must be a positive number of GiB");
+    if (!o.kv_offloading_backend.empty() && o.kv_offloading_backend != "native" && o.kv_offloading_backend != "lmcache")
+      throw Bad("--kv-offloading-backend", "must be native or lmcache");
+    if (!s.prefix_caching)
+      throw Bad("--kv-offloading-size", "offloads prefix-cached blocks: it needs prefix caching on");
+    s.host_kv_bytes = *o.kv_offloading_size_gib * 1073741824.0;
+  }
+  if (sglang_flags) {
+    if (!o.hierarchical_cache) throw Bad("--hicache-size", "needs --enable-hierarchical-cache");
+    if (!s.prefix_caching)
+      throw Bad("--enable-hierarchical-cache", "extends the radix cache: it cannot go with --disable-radix-cache");
+    if (o.hicache_size_gb && !(*o.hicache_size_gb > 0)) throw Bad("--hicache-size", "must be a positive number of GB");
+    if (o.hicache_ratio && !(*o.hicache_ratio > 0)) throw Bad("--hicache-ratio", "must be positive");
+    // SGLang: --hicache-size is per rank and wins; otherwise the host pool is ratio × the GPU pool.
+    if (o.hicache_size_gb && *o.hicache_size_gb > 0)
+      s.host_kv_bytes = *o.hicache_size_gb * 1e9 * d.tp;
+    else
+      s.host_kv_ratio = o.hicache_ratio.value_or(2.0);
+  }
+}
+
+}  // namespace
 
 Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o) {
   Deployment d;
@@ -151,6 +210,7 @@ Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o)
   } else if (o.spec_decoding != "none" && !o.spec_decoding.empty()) {
     throw Bad("--spec-decoding", "must be none or mtp");
   }
+  ResolveHostTier(o, d);
   PlanMemory(d);
   return d;
 }

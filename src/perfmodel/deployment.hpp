@@ -26,12 +26,18 @@ struct DeploymentOptions {
   std::optional<int> max_num_batched_tokens;     ///< Token budget override.
   std::optional<double> gpu_memory_utilization;  ///< Memory fraction override.
   std::optional<bool> prefix_caching;            ///< Prefix caching override.
-  std::optional<int> stream_interval;            ///< Tokens per streamed chunk override.
-  std::optional<int> max_model_len;              ///< Longest sequence accepted (default: the model's).
-  std::string spec_decoding = "none";            ///< none or mtp (speculative decoding with draft tokens).
-  int num_speculative_tokens = 0;                ///< Draft tokens per step (mtp; default 1 or the model's).
-  std::vector<double> acceptance;                ///< Per-position acceptance rates (default 0.7 each).
-  bool use_calibration = true;                   ///< Use data/engine/calibrated/ when a profile matches.
+  /// vLLM --kv-offloading-size: host DRAM for KV blocks, GiB summed over the TP ranks.
+  std::optional<double> kv_offloading_size_gib;
+  std::string kv_offloading_backend;      ///< vLLM --kv-offloading-backend: native or lmcache (empty: native).
+  bool hierarchical_cache = false;        ///< SGLang --enable-hierarchical-cache (HiCache host tier).
+  std::optional<double> hicache_size_gb;  ///< SGLang --hicache-size: host pool per rank, GB (wins over the ratio).
+  std::optional<double> hicache_ratio;    ///< SGLang --hicache-ratio: host pool over the GPU pool (default 2).
+  std::optional<int> stream_interval;     ///< Tokens per streamed chunk override.
+  std::optional<int> max_model_len;       ///< Longest sequence accepted (default: the model's).
+  std::string spec_decoding = "none";     ///< none or mtp (speculative decoding with draft tokens).
+  int num_speculative_tokens = 0;         ///< Draft tokens per step (mtp; default 1 or the model's).
+  std::vector<double> acceptance;         ///< Per-position acceptance rates (default 0.7 each).
+  bool use_calibration = true;            ///< Use data/engine/calibrated/ when a profile matches.
 };
 
 /// Scheduler settings after defaults, flags and memory are resolved.
@@ -48,8 +54,9 @@ struct SchedulerConfig {
   /// Host-DRAM tier of the prefix cache (vLLM --kv-offloading-size, SGLang HiCache), in bytes
   /// over the whole deployment (0: none).
   double host_kv_bytes = 0;
-  std::int64_t host_kv_tokens = 0;         ///< Tokens the host tier holds.
-  double host_kv_bytes_per_token = 0;      ///< Bytes one token's KV moves between GPU and host, all GPUs together.
+  double host_kv_ratio = 0;            ///< Else the host tier as a multiple of the GPU pool (SGLang --hicache-ratio).
+  std::int64_t host_kv_tokens = 0;     ///< Tokens the host tier holds.
+  double host_kv_bytes_per_token = 0;  ///< Bytes one token's KV moves between GPU and host, all GPUs together.
   double host_link_seconds_per_token = 0;  ///< Link time of one token's KV per direction (GPUs' links in parallel).
 };
 
@@ -88,7 +95,8 @@ EfficiencyFactors ChooseEfficiency(const EngineData& data, const FrameworkProfil
 /// parallelism or a model that does not fit in memory.
 Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& options);
 
-/// Recomputes `deployment.memory` and the KV block count (after changing the scheduler defaults).
+/// Recomputes `deployment.memory`, the KV block count and the host tier's size in tokens (after
+/// changing the scheduler defaults).
 void PlanMemory(Deployment& deployment);
 
 }  // namespace infermark::perfmodel

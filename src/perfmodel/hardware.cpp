@@ -73,6 +73,12 @@ std::vector<HardwareSpec> LoadHardwareFile(const std::string& path) {
       hw.alltoall_latency_s = PositiveNumber(f, "alltoall_latency_us", Need::kRequired) * 1e-6;
       f.RejectUnknown();
     }
+    if (const YamlNode* h = r.Mapping("host_link", Need::kRequired)) {
+      FieldReader f(ctx, *h, "host_link");
+      hw.host_link_bytes_per_s = PositiveNumber(f, "gb_s", Need::kRequired) * 1e9;
+      hw.host_link_kind = f.Choice("kind", Need::kRequired, {"pcie5-x16", "pcie6-x16", "nvlink-c2c"}).value_or("");
+      f.RejectUnknown();
+    }
     r.RejectUnknown();
     out.push_back(std::move(hw));
   }

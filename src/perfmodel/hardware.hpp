@@ -30,6 +30,8 @@ struct HardwareSpec {
   int domain_gpus = 8;               ///< GPUs in one scale-up domain.
   double allreduce_latency_s = 0;    ///< Prior start latency of one small all-reduce.
   double alltoall_latency_s = 0;     ///< Prior start latency of one all-to-all.
+  double host_link_bytes_per_s = 0;  ///< Link to host memory per GPU per direction (KV offloading), bytes/s.
+  std::string host_link_kind;        ///< `pcie5-x16`, `pcie6-x16` or `nvlink-c2c`.
 
   /// Peak rate for `dtype`, falling back to bf16 when the hardware has no native unit for it
   /// (weight-only quantization dequantizes to bf16).
