@@ -5,6 +5,7 @@
 
 #include "agentic/profile_export.hpp"
 #include "core/clock.hpp"
+#include "core/file_io.hpp"
 
 namespace infermark::agentic {
 namespace {
@@ -19,6 +20,11 @@ std::string DefaultName(const AgenticOutputOptions& o) {
 
 double Ms(std::int64_t ns) {
   return static_cast<double>(ns) / 1e6;
+}
+
+const TraceCall& CallOf(const TraceCorpus& corpus, const ReplayRequest& r) {
+  const Trace& t = corpus.traces[r.trace];
+  return r.subagent < 0 ? t.calls[r.turn] : t.subagents[static_cast<std::size_t>(r.subagent)].calls[r.turn];
 }
 
 // aiperf's error type for a failed request (OpenAI's code for an overflow).
@@ -55,7 +61,7 @@ std::vector<ProfileRecord> ProfileRecords(const AgenticRunView& view) {
     const metrics::RequestRecord& rec = r.record;
     ProfileRecord p;
     p.conversation_id = ConversationId(*view.corpus, r);
-    p.turn_index = r.turn;
+    p.turn_index = CallOf(*view.corpus, r).turn_index;
     p.x_correlation_id = "infermark-" + std::to_string(r.lane) + "-" + std::to_string(r.pass) + "-" + std::to_string(k);
     if (rec.sent_ns) p.request_start_ns = unix_ns(*rec.sent_ns);
     if (rec.done_ns) p.request_end_ns = unix_ns(rec.end_ns.value_or(*rec.done_ns));
@@ -99,10 +105,7 @@ ProfileSummary SummaryOf(const AgenticRunView& view, const std::vector<ProfileRe
     (r.record.success ? ok : errors) += 1;
     const int bs = view.corpus->traces[r.trace].block_size;
     hit_blocks += static_cast<double>(r.theoretical_hit_tokens / bs);
-    const TraceCall& call =
-        r.subagent < 0 ? view.corpus->traces[r.trace].calls[r.turn]
-                       : view.corpus->traces[r.trace].subagents[static_cast<std::size_t>(r.subagent)].calls[r.turn];
-    blocks += static_cast<double>(call.hash_count);
+    blocks += static_cast<double>(CallOf(*view.corpus, r).hash_count);
   }
   (void)records;
   s.request_count = ok;
@@ -131,8 +134,37 @@ AgenticOutputs WriteAgenticOutputs(const AgenticRunView& view, const AgenticOutp
   fs::create_directories(out.artifact_dir);
   const std::vector<ProfileRecord> records = ProfileRecords(view);
   WriteProfileExport((fs::path(out.artifact_dir) / "profile_export.jsonl").string(), records);
-  WriteProfileSummary((fs::path(out.artifact_dir) / "profile_export_aiperf.json").string(), SummaryOf(view, records));
+  const ProfileSummary summary = SummaryOf(view, records);
+  WriteProfileSummary((fs::path(out.artifact_dir) / "profile_export_aiperf.json").string(), summary);
+  AgenticArtifacts artifacts;
+  artifacts.records = records;
+  artifacts.summary = summary;
+  AgenticIdentity identity = options.identity;
+  if (identity.result_filename.empty()) identity.result_filename = name;
+  out.aggregate = AgenticAggregate(artifacts, identity, ExpectedOutputsOf(*view.corpus));
+  fs::create_directories(fs::path(out.aggregate_path).parent_path());
+  WriteFileAtomic(out.aggregate_path, out.aggregate.dump(2));
   return out;
+}
+
+AgenticIdentity StandaloneIdentity(const AgenticOutputOptions& options, const std::string& result_filename) {
+  AgenticIdentity id = IdentityFromEnvironment();
+  if (id.conc == 0) id.conc = static_cast<std::int64_t>(options.concurrency);
+  if (id.model.empty()) id.model = options.model;
+  if (id.kv_offloading.empty()) id.kv_offloading = "none";
+  if (id.result_filename.empty()) id.result_filename = result_filename;
+  return id;
+}
+
+ExpectedOutputs ExpectedOutputsOf(const TraceCorpus& corpus) {
+  ExpectedOutputs expected;
+  for (const Trace& t : corpus.traces) {
+    for (const TraceCall& c : t.calls) expected[{t.id, c.turn_index}] = c.out;
+    for (const TraceSubagent& s : t.subagents) {
+      for (const TraceCall& c : s.calls) expected[{t.id, c.turn_index}] = c.out;
+    }
+  }
+  return expected;
 }
 
 }  // namespace infermark::agentic

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agentic/agentic_bench.hpp"
+#include "agentic/aggregate.hpp"
 #include "agentic/profile_export.hpp"
 #include "agentic/replay.hpp"
 #include "agentic/trace.hpp"
@@ -33,6 +34,7 @@ struct AgenticOutputOptions {
   std::string artifact_dir;     ///< Empty: <result_dir>/aiperf_artifacts.
   std::string model;            ///< The model named in requests.
   std::size_t concurrency = 0;
+  AgenticIdentity identity;  ///< The row's identity in the aggregate (hw, conc, topology, offload…).
 };
 
 /// What was written.
@@ -40,7 +42,15 @@ struct AgenticOutputs {
   std::string aggregate_path;
   std::string artifact_dir;
   std::vector<std::string> summary;  ///< Lines for people (figures from the aggregate).
+  Json aggregate;                    ///< InferenceX's agentic aggregate, as written.
 };
+
+/// The identity of a run outside a matrix row: the environment's where set (as the reference
+/// reads it), the run's own figures otherwise (conc, model, kv_offloading none, the file name).
+AgenticIdentity StandaloneIdentity(const AgenticOutputOptions& options, const std::string& result_filename);
+
+/// Expected output tokens of every call of `corpus`, keyed as the aggregate looks them up.
+ExpectedOutputs ExpectedOutputsOf(const TraceCorpus& corpus);
 
 /// aiperf's per-request records of a run (warm-ups marked; calls cut when the run ended are left out).
 std::vector<ProfileRecord> ProfileRecords(const AgenticRunView& view);

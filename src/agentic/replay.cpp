@@ -334,7 +334,9 @@ void Replayer::Closed(std::size_t slot) {
   r.overflow = !r.record.success && IsOverflow(r.record);
   r.cut = !r.record.success && r.record.error_kind == "cancelled" && phase_ != Phase::kWarmup &&
           phase_ != Phase::kProfiling;
-  if (!r.warmup && !r.cut) {
+  if (r.warmup) {
+    if (!r.record.success && !r.cut) Cancel("a warm-up request failed: " + r.record.error);
+  } else if (!r.cut) {
     run_.window_close_ns = std::max(run_.window_close_ns, done);
     ++profiled_done_;
     if (!r.record.success) ++profiled_errors_;
@@ -343,8 +345,6 @@ void Replayer::Closed(std::size_t slot) {
       Cancel("more than " + std::to_string(options_.failed_request_threshold * 100) +
              "% of requests failed (--failed-request-threshold)");
     }
-  } else if (!r.record.success) {
-    Cancel("a warm-up request failed: " + r.record.error);
   }
   if (phase_ == Phase::kWarmup || phase_ == Phase::kProfiling) {
     AfterCall(p, r.subagent, r, done);

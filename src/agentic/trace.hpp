@@ -24,6 +24,9 @@ struct TraceCall {
   std::optional<double> ttft;  ///< Recorded time to first token (streamed captures only).
   bool streamed = false;       ///< `type` "s".
   int line = 0;                ///< 1-based line (or 0 in a one-trace file) of its trace, for messages.
+  /// Its position among the trace's calls in recorded order, subagents' calls in place (aiperf's
+  /// turn index; dropped calls keep their numbers).
+  std::uint32_t turn_index = 0;
 };
 
 /// A subagent group: calls a parent spawned, with their own clock.

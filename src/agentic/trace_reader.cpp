@@ -109,6 +109,7 @@ class TraceBuilder {
     if (root.get_object().get(o) != simdjson::SUCCESS) Fail(file_, line, "", "", "a trace must be a JSON object");
     Trace trace;
     trace.source = line > 0 ? file_ + ":" + std::to_string(line) : file_;
+    turn_ = 0;
     std::string_view id;
     if (o["id"].get_string().get(id) != simdjson::SUCCESS) Fail(file_, line, "", "id", "must be a string");
     trace.id.assign(id);
@@ -226,6 +227,7 @@ class TraceBuilder {
     TraceCall c;
     c.streamed = streamed;
     c.line = line_;
+    c.turn_index = turn_++;
     c.t = Seconds(o, "t", field, true);
     element e;
     if (o["in"].get(e) != simdjson::SUCCESS) Bad(field + ".in", "is required (input tokens)");
@@ -257,6 +259,7 @@ class TraceBuilder {
   const TraceReadOptions& options_;
   TraceLoad& load_;
   int line_ = 0;
+  std::uint32_t turn_ = 0;  // calls read so far in the current trace
   std::string entry_;
 };
 

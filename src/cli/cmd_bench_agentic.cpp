@@ -99,6 +99,7 @@ int RunAgentic(AgenticFlags& f) {
   o.artifact_dir = f.artifact_dir;
   o.model = c.served_model_name.empty() ? c.model : c.served_model_name;
   o.concurrency = c.replay.concurrency;
+  o.identity = agentic::StandaloneIdentity(o, f.result_filename);
   const agentic::AgenticOutputs outputs = agentic::WriteAgenticOutputs(agentic::ViewOf(bench), o);
   if (bench.traces.calls_over_context > 0) {
     std::fprintf(stderr, "infermark bench agentic: %zu calls over --max-context-length %lld were skipped\n",

@@ -4,10 +4,14 @@
 #include <filesystem>
 #include <map>
 
+#include "agentic/agentic_output.hpp"
+#include "agentic/trace_reader.hpp"
 #include "core/diagnostic.hpp"
 #include "metrics/result_json.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "runner/launch_env.hpp"
 #include "runner/result_sink.hpp"
+#include "sim/predict_agentic.hpp"
 
 namespace infermark::runner {
 namespace {
@@ -33,6 +37,81 @@ class Deployments {
   std::map<std::string, perfmodel::Deployment> cache_;
 };
 
+// Trace corpora, loaded once per sweep.
+class Corpora {
+ public:
+  const agentic::TraceLoad& Get(const std::string& source, std::int64_t max_context) {
+    const std::string key = source + "|" + std::to_string(max_context);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      agentic::TraceReadOptions o;
+      o.max_context_tokens = max_context;
+      it = cache_.emplace(key, agentic::ReadTraces(source, o)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, agentic::TraceLoad> cache_;
+};
+
+// An agentic row on the virtual clock: the replay a measured row would run, its artifacts and
+// aggregate written where a measured row's go. Returns the reasons it is invalid.
+std::vector<std::string> PredictAgenticRow(const matrix::MatrixRow& row, const RowPlan& plan,
+                                           const perfmodel::Deployment& deployment, Corpora& corpora,
+                                           sim::PredictedFigures& figures) {
+  const agentic::AgenticBenchConfig& c = *plan.agentic_config;
+  const agentic::TraceLoad& load = corpora.Get(c.traces, c.max_context_length);
+  agentic::ReplayOptions replay = c.replay;
+  replay.run_id = 0;  // a fresh virtual engine: no other run's cache to avoid
+  const sim::AgenticPrediction p = sim::PredictAgentic(deployment, load.corpus, replay);
+  agentic::AgenticRunView view;
+  view.corpus = &load.corpus;
+  view.run = &p.run;
+  view.unix_at_zero = static_cast<double>(p.virtual_start_unix_ns) / 1e9;
+  view.predicted = true;
+  const double duration_s = static_cast<double>(p.run.window_close_ns - p.run.window_open_ns) / 1e9;
+  view.invalid_reasons =
+      agentic::JudgeReplay(p.run, duration_s, c.min_duration_s, c.unsafe_override, {}, c.max_send_lag_p99_ms);
+  agentic::AgenticOutputOptions o;
+  o.result_dir = plan.result_dir;
+  o.result_filename = plan.result_filename;
+  o.artifact_dir = (fs::path(plan.log_dir) / "aiperf_artifacts").string();
+  o.model = c.model;
+  o.concurrency = c.replay.concurrency;
+  LaunchContext ctx;
+  ctx.result_filename = plan.result_filename;
+  ctx.result_dir = plan.result_dir;
+  const EnvList env = LaunchEnvironment(row.raw, ctx);
+  o.identity = agentic::IdentityFromEnvironment([&env](const std::string& name) -> std::optional<std::string> {
+    const std::string v = EnvValue(env, name);
+    return v.empty() ? std::nullopt : std::optional<std::string>(v);
+  });
+  const agentic::AgenticOutputs written = agentic::WriteAgenticOutputs(view, o);
+  // The figures a fixed-length point reports, from the aggregate.
+  const Json& m = written.aggregate["request_metrics"];
+  auto number = [](const Json& j, std::initializer_list<const char*> path) {
+    const Json* at = &j;
+    for (const char* key : path) {
+      if (!at->is_object() || !at->contains(key)) return 0.0;
+      at = &(*at)[key];
+    }
+    return at->is_number() ? at->get<double>() : 0.0;
+  };
+  figures.tput_per_gpu = number(m, {"throughput", "per_gpu", "total_tput_tps"});
+  figures.output_tput_per_gpu = number(m, {"throughput", "per_gpu", "output_tput_tps"});
+  figures.input_tput_per_gpu = number(m, {"throughput", "per_gpu", "input_tput_tps"});
+  figures.median_intvty = number(m, {"latency", "intvty", "p50"});
+  figures.median_ttft = number(m, {"latency", "ttft", "p50"});
+  figures.p90_ttft = number(m, {"latency", "ttft", "p90"});
+  figures.median_tpot = number(m, {"latency", "tpot", "p50"});
+  figures.p90_tpot = number(m, {"latency", "tpot", "p90"});
+  figures.median_e2el = number(m, {"latency", "e2el", "p50"});
+  figures.completed = static_cast<std::size_t>(number(written.aggregate, {"num_requests_successful"}));
+  figures.duration_s = duration_s;
+  return view.invalid_reasons;
+}
+
 }  // namespace
 
 PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
@@ -56,6 +135,7 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
   fs::create_directories(summary.result_dir, ec);
 
   Deployments deployments;
+  Corpora corpora;
   for (const matrix::MatrixRow& row : rows) {
     PredictedRow out;
     out.row = row;
@@ -64,16 +144,19 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
     try {
       plan = PlanPredictedRow(row, site, o.plan, summary.result_dir);
       out.result_filename = plan.result_filename;
-      const sim::Prediction p = sim::Predict(deployments.Get(*plan.deployment), *plan.client_config);
-      Json result = p.result.result;
-      result["infermark"]["matrix_row"] = row.raw;
-      metrics::WriteResultJson(plan.result_path, result);
-      out.figures = p.figures;
-      out.outcome.status = p.result.verdict.valid ? RowStatus::kDone : RowStatus::kInvalid;
-      if (!p.result.verdict.valid) {
-        for (const auto& reason : p.result.verdict.reasons)
-          out.outcome.reason += (out.outcome.reason.empty() ? "" : "; ") + reason;
+      std::vector<std::string> invalid;
+      if (plan.agentic_config) {
+        invalid = PredictAgenticRow(row, plan, deployments.Get(*plan.deployment), corpora, out.figures);
+      } else {
+        const sim::Prediction p = sim::Predict(deployments.Get(*plan.deployment), *plan.client_config);
+        Json result = p.result.result;
+        result["infermark"]["matrix_row"] = row.raw;
+        metrics::WriteResultJson(plan.result_path, result);
+        out.figures = p.figures;
+        if (!p.result.verdict.valid) invalid = p.result.verdict.reasons;
       }
+      out.outcome.status = invalid.empty() ? RowStatus::kDone : RowStatus::kInvalid;
+      for (const auto& reason : invalid) out.outcome.reason += (out.outcome.reason.empty() ? "" : "; ") + reason;
       if (store) {
         const std::string why = store(row, plan, out.outcome);
         if (!why.empty()) throw std::runtime_error("storing the result failed: " + why);

@@ -34,7 +34,8 @@ agentic::AgenticBenchConfig RowAgenticConfig(const matrix::MatrixRow& row, const
 }
 
 std::vector<std::string> BenchAgenticArgv(const std::string& infermark, const agentic::AgenticBenchConfig& c,
-                                          const std::string& result_dir, const std::string& result_filename) {
+                                          const std::string& result_dir, const std::string& result_filename,
+                                          const std::string& artifact_dir) {
   auto number = [](double v) { return DumpJson(Json(v)); };
   const agentic::ReplayOptions& r = c.replay;
   std::vector<std::string> argv = {infermark,
@@ -65,7 +66,9 @@ std::vector<std::string> BenchAgenticArgv(const std::string& infermark, const ag
                                    "--result-dir",
                                    result_dir,
                                    "--result-filename",
-                                   result_filename};
+                                   result_filename,
+                                   "--output-artifact-dir",
+                                   artifact_dir};
   if (!c.tokenizer.empty()) {
     argv.push_back("--tokenizer");
     argv.push_back(c.tokenizer);

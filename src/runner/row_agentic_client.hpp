@@ -23,8 +23,10 @@ agentic::AgenticBenchConfig RowAgenticConfig(const matrix::MatrixRow& row, const
                                              const std::string& tokenizer, const std::string& traces,
                                              double duration_s);
 
-/// The `bench agentic` command line that runs `config`, writing `<result_dir>/<result_filename>.json`.
+/// The `bench agentic` command line that runs `config`, writing `<result_dir>/<result_filename>.json`
+/// and aiperf's artifacts into `artifact_dir`.
 std::vector<std::string> BenchAgenticArgv(const std::string& infermark, const agentic::AgenticBenchConfig& config,
-                                          const std::string& result_dir, const std::string& result_filename);
+                                          const std::string& result_dir, const std::string& result_filename,
+                                          const std::string& artifact_dir);
 
 }  // namespace infermark::runner

@@ -218,7 +218,8 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
         site.defaults.agentic_traces.empty() ? std::string() : site.Resolve(site.defaults.agentic_traces),
         site.defaults.agentic_duration_s);
     SpawnSpec client;
-    client.argv = BenchAgenticArgv(infermark, *plan.agentic_config, plan.result_dir, plan.result_filename);
+    client.argv = BenchAgenticArgv(infermark, *plan.agentic_config, plan.result_dir, plan.result_filename,
+                                   (fs::path(plan.log_dir) / "aiperf_artifacts").string());
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();
     client.cwd = plan.result_dir;
     plan.client = std::move(client);
