@@ -104,7 +104,7 @@ void PlanMemory(Deployment& d) {
   if (sc.host_kv_bytes > 0) {
     sc.host_kv_tokens = static_cast<std::int64_t>(sc.host_kv_bytes / sc.host_kv_bytes_per_token);
   } else if (sc.host_kv_ratio > 0) {
-    sc.host_kv_tokens = static_cast<std::int64_t>(sc.host_kv_ratio * double(d.memory.kv_capacity_tokens));
+    sc.host_kv_tokens = static_cast<std::int64_t>(sc.host_kv_ratio * double(sc.num_blocks * sc.block_size));
   } else {
     sc.host_kv_tokens = 0;
   }

@@ -363,6 +363,74 @@ double MetricValue(const std::string& body, const std::string& name) {
   return std::stod(body.substr(body.find("} ", at) + 2));
 }
 
+// The value of the series of family `name` whose labels include `label`; -1 when absent.
+double SeriesValue(const std::string& body, const std::string& name, const std::string& label) {
+  for (std::size_t at = body.find("\n" + name + "{"); at != std::string::npos;
+       at = body.find("\n" + name + "{", at + 1)) {
+    const std::string line = body.substr(at + 1, body.find('\n', at + 1) - at - 1);
+    if (line.find(label) != std::string::npos) return std::stod(line.substr(line.find("} ") + 2));
+  }
+  return -1;
+}
+
+// A prompt of token ids resent with a longer tail, as a conversation grows turn by turn.
+std::string IdsPrompt(int tokens) {
+  std::string ids;
+  for (int i = 0; i < tokens; ++i) ids += (i ? "," : "") + std::to_string(1000 + (i * 37) % 5000);
+  return R"({"prompt":[)" + ids + R"(],"max_tokens":4,"ignore_eos":true})";
+}
+
+TEST(ServeCache, MetricsCountPrefixHitsUnderVllmNames) {
+  ServeProcess server(LlamaArgs({"--time-scale", "0", "--kv-offloading-size", "2", "--kv-offloading-backend", "native",
+                                 "--tokenizer", kLlamaTokenizer}),
+                      TempPath("cache_vllm.err"));
+  Api api(server.port());
+  ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1000)).head.status, 200);
+  ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1500)).head.status, 200);
+  const std::string m = api.Get("/metrics").body;
+  const double queries = MetricValue(m, "vllm:prefix_cache_queries_total");
+  const double hits = MetricValue(m, "vllm:prefix_cache_hits_total");
+  EXPECT_EQ(queries, 2500);
+  // The second prompt's first 1,000 tokens were computed before, in whole 16-token blocks.
+  EXPECT_EQ(hits, 1000 / 16 * 16);
+  EXPECT_EQ(MetricValue(m, "vllm:prompt_tokens_total"), 2500);
+  EXPECT_EQ(SeriesValue(m, "vllm:prompt_tokens_by_source_total", "source=\"local_cache_hit\""), hits);
+  EXPECT_EQ(SeriesValue(m, "vllm:prompt_tokens_by_source_total", "source=\"local_compute\""), 2500 - hits);
+  EXPECT_EQ(SeriesValue(m, "vllm:prompt_tokens_by_source_total", "source=\"external_kv_transfer\""), 0);
+  EXPECT_EQ(MetricValue(m, "vllm:external_prefix_cache_queries_total"), 2500);
+  EXPECT_EQ(MetricValue(m, "vllm:external_prefix_cache_hits_total"), 0);
+  // Computed blocks were written through to the host tier.
+  EXPECT_GT(MetricValue(m, "vllm:kv_offload_bytes_gpu_to_cpu_total"), 0);
+  EXPECT_GT(SeriesValue(m, "vllm:kv_offload_total_bytes_total", "transfer_type=\"GPU_to_CPU\""), 0);
+  EXPECT_GT(MetricValue(m, "vllm:cpu_kv_cache_usage_perc"), 0);
+  EXPECT_GE(MetricValue(m, "vllm:kv_cache_usage_perc"), 0);
+  EXPECT_GE(MetricValue(m, "infermark:step_lateness_max_seconds"), 0);
+  EXPECT_EQ(server.Terminate(), 0);
+}
+
+TEST(ServeCache, MetricsCountPrefixHitsUnderSglangNames) {
+  ServeProcess server(
+      LlamaArgs({"--time-scale", "0", "--framework", "sglang", "--page-size", "16", "--enable-hierarchical-cache",
+                 "--hicache-ratio", "2", "--tokenizer", kLlamaTokenizer}),
+      TempPath("cache_sglang.err"));
+  Api api(server.port());
+  ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1000)).head.status, 200);
+  ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1500)).head.status, 200);
+  const std::string m = api.Get("/metrics").body;
+  EXPECT_EQ(MetricValue(m, "vllm:num_requests_running"), -1);
+  EXPECT_EQ(MetricValue(m, "sglang:prompt_tokens_total"), 2500);
+  EXPECT_EQ(SeriesValue(m, "sglang:cached_tokens_total", "cache_source=\"device\""), 1000 / 16 * 16);
+  EXPECT_EQ(SeriesValue(m, "sglang:cached_tokens_total", "cache_source=\"host\""), 0);
+  EXPECT_GE(MetricValue(m, "sglang:generation_tokens_total"), 8);
+  EXPECT_GT(MetricValue(m, "sglang:max_total_num_tokens"), 0);
+  EXPECT_EQ(MetricValue(m, "sglang:hicache_host_total_tokens"), 2 * MetricValue(m, "sglang:max_total_num_tokens"));
+  EXPECT_GT(MetricValue(m, "sglang:hicache_host_used_tokens"), 0);
+  EXPECT_EQ(MetricValue(m, "sglang:num_running_reqs"), 0);
+  EXPECT_EQ(MetricValue(m, "sglang:num_queue_reqs"), 0);
+  EXPECT_GE(MetricValue(m, "sglang:token_usage"), 0);
+  EXPECT_EQ(server.Terminate(), 0);
+}
+
 TEST(ServeQueue, WaitingQueueBoundAnswers429) {
   // One sequence at a time, 1,000 times slower than an H100: the first request holds the batch.
   ServeProcess server(LlamaArgs({"--time-scale", "0.001", "--max-num-seqs", "1", "--max-waiting", "1"}),

@@ -8,7 +8,9 @@
 #include <map>
 #include <set>
 
+#include "core/diagnostic.hpp"
 #include "perfmodel/deployment.hpp"
+#include "perfmodel/engine_data.hpp"
 #include "perfmodel/scheduler.hpp"
 #include "test_paths.hpp"
 
@@ -256,6 +258,53 @@ TEST(PrefixCache, HostHitIsLoadedOverTheLinkAndBeatsRecompute) {
   EXPECT_GT(host.stats.host.offload_seconds, 0);
   EXPECT_GE(double(host.warm_ttft), load * 1e9);  // the load comes before the first token
   EXPECT_LT(host.warm_ttft, host.cold_ttft / 2);
+}
+
+// The host tier's size as each framework states it, over the GPU's host link from the hardware
+// data; the other framework's spelling is refused.
+TEST(PrefixCache, HostTierSizeFollowsEachFrameworksFlags) {
+  const EngineData& data = DefaultEngineData();
+  DeploymentOptions o;
+  o.model = "llama-3.3-70b";
+  o.hardware = "h200";
+  o.precision = "fp8";
+  o.tp = 4;
+  const Deployment plain = ResolveDeployment(data, o);
+  EXPECT_EQ(plain.scheduler.host_kv_tokens, 0);
+  o.kv_offloading_size_gib = 100;
+  o.kv_offloading_backend = "native";
+  const Deployment v = ResolveDeployment(data, o);
+  const double per_token = v.memory.kv_bytes_per_token * 4;  // every TP rank holds a slice of each token
+  EXPECT_DOUBLE_EQ(v.scheduler.host_kv_bytes_per_token, per_token);
+  EXPECT_EQ(v.scheduler.host_kv_tokens, static_cast<std::int64_t>(100 * 1073741824.0 / per_token));
+  // PCIe Gen5 x16, 64 GB/s per direction per GPU; the four links move their slices at once.
+  EXPECT_DOUBLE_EQ(v.hardware.host_link_bytes_per_s, 64e9);
+  EXPECT_DOUBLE_EQ(v.scheduler.host_link_seconds_per_token, v.memory.kv_bytes_per_token / 64e9);
+  o.prefix_caching = false;
+  EXPECT_THROW(ResolveDeployment(data, o), InputError);
+  o.prefix_caching.reset();
+  o.framework = "sglang";
+  EXPECT_THROW(ResolveDeployment(data, o), InputError);  // vLLM's flag on SGLang
+  o.kv_offloading_size_gib.reset();
+  o.kv_offloading_backend.clear();
+  o.hierarchical_cache = true;
+  o.hicache_size_gb = 50;  // per rank
+  const Deployment g = ResolveDeployment(data, o);
+  EXPECT_EQ(g.scheduler.host_kv_tokens, static_cast<std::int64_t>(50e9 * 4 / per_token));
+  o.hicache_size_gb.reset();
+  o.hicache_ratio = 3;
+  const Deployment r = ResolveDeployment(data, o);
+  EXPECT_EQ(r.scheduler.host_kv_tokens, 3 * r.scheduler.num_blocks * r.scheduler.block_size);
+  o.framework = "vllm";
+  EXPECT_THROW(ResolveDeployment(data, o), InputError);  // SGLang's flag on vLLM
+  o.framework = "sglang";
+  o.model = "deepseek-r1";
+  o.hardware = "gb200";
+  o.precision = "fp4";
+  o.tp = 4;
+  const Deployment c2c = ResolveDeployment(data, o);
+  EXPECT_DOUBLE_EQ(c2c.hardware.host_link_bytes_per_s, 450e9);
+  EXPECT_EQ(c2c.hardware.host_link_kind, "nvlink-c2c");
 }
 
 }  // namespace
