@@ -1,12 +1,18 @@
 #include "agentic/agentic_bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "agentic/conversation.hpp"
+#include "agentic/server_metrics.hpp"
+#include "core/clock.hpp"
 #include "core/diagnostic.hpp"
 #include "http/client.hpp"
 #include "http/url.hpp"
@@ -26,69 +32,78 @@ std::string Format(double v, int decimals = 2) {
   return buf;
 }
 
-// Scrapes /metrics texts on its own client (never on the replay's event loop).
-class MetricsScraper {
+// The server's /metrics, scraped every interval on a thread of its own (and once more at each
+// edge of the profiling window), never on the replay's event loop.
+class MetricsThread {
  public:
-  explicit MetricsScraper(const std::vector<std::string>& urls) {
-    for (const std::string& u : urls) {
-      std::string error;
-      const auto url = http::ParseUrl(u, &error);
-      if (!url) throw InputError(Diagnostic{SourceMark{}, "", "--server-metrics", "'" + u + "': " + error});
-      http::ClientOptions o;
-      o.host = url->host;
-      o.port = url->port;
-      o.tls = url->tls;
-      o.threads = 1;
-      clients_.push_back(std::make_unique<http::Client>(o));
-      targets_.push_back(url->target.empty() ? "/metrics" : url->target);
-    }
+  MetricsThread(std::vector<std::string> urls, double interval_s)
+      : collector_(std::move(urls)),
+        interval_(std::chrono::milliseconds(static_cast<std::int64_t>(interval_s * 1000))) {
+    thread_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (!done_) {
+        collector_.ScrapeOnce();
+        wake_.wait_for(lock, interval_, [this] { return done_; });
+      }
+    });
   }
-  std::vector<std::string> Scrape() {
-    std::vector<std::string> texts;
-    for (std::size_t i = 0; i < clients_.size(); ++i) {
-      http::ClientRequest r;
-      r.method = "GET";
-      r.target = targets_[i];
-      r.content_type.clear();
-      r.timeout = std::chrono::milliseconds(5'000);
-      const http::FetchResult f = clients_[i]->Fetch(r);
-      texts.push_back(f.result.ok() && f.head.status == 200 ? f.body : std::string());
-    }
-    return texts;
+  ~MetricsThread() { Stop(); }
+  MetricsThread(const MetricsThread&) = delete;
+  MetricsThread& operator=(const MetricsThread&) = delete;
+  void ScrapeNow() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    collector_.ScrapeOnce();
   }
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  ServerMetricsCollector& collector() { return collector_; }
 
  private:
-  std::vector<std::unique_ptr<http::Client>> clients_;
-  std::vector<std::string> targets_;
+  ServerMetricsCollector collector_;
+  std::chrono::milliseconds interval_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;
 };
 
 // The HTTP target, with the server's /metrics scraped as the profiling window opens and closes.
 class ScrapedTarget final : public loadgen::Target {
  public:
-  ScrapedTarget(loadgen::HttpTarget& inner, MetricsScraper& scraper, AgenticBench& out)
-      : inner_(inner), scraper_(scraper), out_(out) {}
+  ScrapedTarget(loadgen::HttpTarget& inner, MetricsThread& metrics, double& open_unix, double& close_unix)
+      : inner_(inner), metrics_(metrics), open_unix_(open_unix), close_unix_(close_unix) {}
   void PreparePhase(std::span<const loadgen::Prompt> p, std::span<const std::size_t> o) override {
     inner_.PreparePhase(p, o);
   }
   void PrepareOpenPhase(std::size_t slots) override { inner_.PrepareOpenPhase(slots); }
+  [[nodiscard]] std::string BuildBody(const loadgen::Prompt& prompt) const override { return inner_.BuildBody(prompt); }
   void Issue(const loadgen::RequestSpec& spec, loadgen::RequestTracker& tracker) override {
     inner_.Issue(spec, tracker);
   }
   void CancelAll(std::string_view why) override { inner_.CancelAll(why); }
   void OpenWindow() override {
-    out_.metrics_texts_before = scraper_.Scrape();
+    metrics_.ScrapeNow();
+    open_unix_ = UnixNow();
     inner_.OpenWindow();
   }
   void CloseWindow() override {
     inner_.CloseWindow();
-    out_.metrics_texts_after = scraper_.Scrape();
+    close_unix_ = UnixNow();
+    metrics_.ScrapeNow();
   }
   [[nodiscard]] loadgen::TargetReport Report() const override { return inner_.Report(); }
 
  private:
   loadgen::HttpTarget& inner_;
-  MetricsScraper& scraper_;
-  AgenticBench& out_;
+  MetricsThread& metrics_;
+  double& open_unix_;
+  double& close_unix_;
 };
 
 double Percentile(std::vector<double> v, double p) {
@@ -187,14 +202,20 @@ AgenticBench RunAgenticBench(const AgenticBenchConfig& config) {
 
   std::vector<std::string> urls{config.base_url + "/metrics"};
   urls.insert(urls.end(), config.server_metrics_urls.begin(), config.server_metrics_urls.end());
-  out.metrics_urls = urls;
-  MetricsScraper scraper(urls);
-  ScrapedTarget target(http, scraper, out);
+  MetricsThread metrics(urls, config.scrape_interval_s);
+  double open_unix = 0;
+  double close_unix = 0;
+  ScrapedTarget target(http, metrics, open_unix, close_unix);
   loadgen::EventLoopsExecutor executor(http.loops());
   out.unix_at_zero = executor.UnixAt(0);
   out.run = Replay(out.traces.corpus, config.replay, &text, target, executor);
   out.report = http.Report();
   http.Shutdown();
+  metrics.Stop();
+  out.server_metrics = metrics.collector().Export(open_unix > 0 ? std::optional<double>(open_unix) : std::nullopt,
+                                                  close_unix > 0 ? std::optional<double>(close_unix) : std::nullopt);
+  out.metrics_scrapes = metrics.collector().scrapes().size() + metrics.collector().failures();
+  out.metrics_scrape_failures = metrics.collector().failures();
 
   for (const ReplayRequest& r : out.run.requests) {
     if (r.warmup || !r.record.sent_ns || !r.record.intended_ns) continue;

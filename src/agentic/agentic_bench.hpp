@@ -11,6 +11,7 @@
 
 #include "agentic/replay.hpp"
 #include "agentic/trace_reader.hpp"
+#include "core/json_text.hpp"
 #include "loadgen/target.hpp"
 
 namespace infermark::agentic {
@@ -37,12 +38,13 @@ struct AgenticBenchConfig {
 struct AgenticBench {
   TraceLoad traces;
   ReplayRun run;
-  loadgen::TargetReport report;                   ///< The target's view (the built-in engine's self-check among it).
-  double unix_at_zero = 0;                        ///< Unix seconds of the executor clock's 0.
-  std::string tokenizer_source;                   ///< The tokenizer file used ("" when none).
-  std::vector<std::string> metrics_texts_before;  ///< /metrics of each scraped URL when profiling opened.
-  std::vector<std::string> metrics_texts_after;   ///< … and when it closed.
-  std::vector<std::string> metrics_urls;          ///< The URLs scraped.
+  loadgen::TargetReport report;  ///< The target's view (the built-in engine's self-check among it).
+  double unix_at_zero = 0;       ///< Unix seconds of the executor clock's 0.
+  std::string tokenizer_source;  ///< The tokenizer file used ("" when none).
+  /// The server's metrics over the profiling window, as aiperf's server_metrics_export.json.
+  Json server_metrics = Json::object();
+  std::size_t metrics_scrapes = 0;          ///< Scrapes taken (every URL, every interval).
+  std::size_t metrics_scrape_failures = 0;  ///< Of them, those that did not answer 200.
   std::vector<double> send_lag_ms;  ///< Per profiled call: sent minus intended (recorded gap after its prerequisite).
   std::vector<std::string> invalid_reasons;  ///< Empty: the run is valid.
 };

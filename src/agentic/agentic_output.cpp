@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "agentic/profile_export.hpp"
+#include "agentic/server_metrics.hpp"
 #include "core/clock.hpp"
 #include "core/file_io.hpp"
 
@@ -40,9 +41,7 @@ AgenticRunView ViewOf(const AgenticBench& bench) {
   v.corpus = &bench.traces.corpus;
   v.run = &bench.run;
   v.unix_at_zero = bench.unix_at_zero;
-  v.metrics_before = bench.metrics_texts_before;
-  v.metrics_after = bench.metrics_texts_after;
-  v.metrics_urls = bench.metrics_urls;
+  v.server_metrics = bench.server_metrics;
   v.invalid_reasons = bench.invalid_reasons;
   return v;
 }
@@ -139,6 +138,10 @@ AgenticOutputs WriteAgenticOutputs(const AgenticRunView& view, const AgenticOutp
   AgenticArtifacts artifacts;
   artifacts.records = records;
   artifacts.summary = summary;
+  if (view.server_metrics.is_object() && !view.server_metrics.empty()) {
+    WriteServerMetricsExport((fs::path(out.artifact_dir) / "server_metrics_export.json").string(), view.server_metrics);
+    artifacts.server_metrics = view.server_metrics;
+  }
   AgenticIdentity identity = options.identity;
   if (identity.result_filename.empty()) identity.result_filename = name;
   out.aggregate = AgenticAggregate(artifacts, identity, ExpectedOutputsOf(*view.corpus));

@@ -20,9 +20,7 @@ struct AgenticRunView {
   const TraceCorpus* corpus = nullptr;
   const ReplayRun* run = nullptr;
   double unix_at_zero = 0;                   ///< Unix seconds of the run clock's 0.
-  std::vector<std::string> metrics_before;   ///< /metrics texts when profiling opened (one per URL).
-  std::vector<std::string> metrics_after;    ///< … and when it closed.
-  std::vector<std::string> metrics_urls;     ///< Where they came from.
+  Json server_metrics = Json::object();      ///< server_metrics_export.json's body ({}: none).
   std::vector<std::string> invalid_reasons;  ///< Empty: valid.
   bool predicted = false;                    ///< The answers came from the model on a virtual clock.
 };
