@@ -25,7 +25,10 @@ class Deployments {
     const std::string key = o.model + "|" + o.hardware + "|" + o.framework + "|" + o.precision + "|" +
                             o.kv_cache_dtype + "|" + std::to_string(o.tp) + "|" + std::to_string(o.ep) + "|" +
                             (o.dp_attention ? "dpa" : "") + "|" + std::to_string(o.max_model_len.value_or(0)) + "|" +
-                            o.spec_decoding;
+                            o.spec_decoding + "|" + std::to_string(o.prefix_caching.value_or(-1)) + "|" +
+                            std::to_string(o.kv_offloading_size_gib.value_or(0)) + "|" + o.kv_offloading_backend + "|" +
+                            (o.hierarchical_cache ? "hicache" : "") + "|" +
+                            std::to_string(o.hicache_size_gb.value_or(0));
     auto it = cache_.find(key);
     if (it == cache_.end()) {
       it = cache_.emplace(key, perfmodel::ResolveDeployment(perfmodel::DefaultEngineData(), o)).first;

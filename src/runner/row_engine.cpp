@@ -1,5 +1,6 @@
 #include "runner/row_engine.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace infermark::runner {
@@ -30,6 +31,21 @@ perfmodel::DeploymentOptions RowDeployment(const matrix::MatrixRow& row, const s
   d.dp_attention = row.dp_attn;
   d.max_model_len = row.max_model_len;
   d.spec_decoding = row.spec_decoding == "mtp" ? "mtp" : "none";
+  if (row.Agentic()) {
+    // Agentic recipes keep the prefix cache on and, with kv-offloading dram, give the engine a
+    // host tier of the row's DRAM budget: SGLang as HiCache per rank, vLLM (any backend: the
+    // built-in engine models one host tier whatever the connector) as --kv-offloading-size.
+    d.prefix_caching = true;
+    if (row.kv_offloading == "dram" && row.total_cpu_dram_gb > 0) {
+      if (d.framework == "sglang") {
+        d.hierarchical_cache = true;
+        d.hicache_size_gb = row.total_cpu_dram_gb / std::max(1, row.tp);
+      } else {
+        d.kv_offloading_size_gib = row.total_cpu_dram_gb;
+        d.kv_offloading_backend = row.kv_offload_backend == "lmcache" ? "lmcache" : "native";
+      }
+    }
+  }
   return d;
 }
 
@@ -63,6 +79,20 @@ std::vector<std::string> EngineServeArgv(const std::string& infermark, const per
   if (d.spec_decoding == "mtp") {
     argv.push_back("--spec-decoding");
     argv.push_back("mtp");
+  }
+  auto number = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  if (d.prefix_caching && *d.prefix_caching) argv.push_back("--enable-prefix-caching");
+  if (d.kv_offloading_size_gib) {
+    argv.insert(argv.end(), {"--kv-offloading-size", number(*d.kv_offloading_size_gib), "--kv-offloading-backend",
+                             d.kv_offloading_backend.empty() ? std::string("native") : d.kv_offloading_backend});
+  }
+  if (d.hierarchical_cache) {
+    argv.push_back("--enable-hierarchical-cache");
+    if (d.hicache_size_gb) argv.insert(argv.end(), {"--hicache-size", number(*d.hicache_size_gb)});
   }
   // Clients name the model as the row does; the engine answers to that name.
   argv.push_back("--served-model-name");

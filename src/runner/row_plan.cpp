@@ -222,6 +222,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
                                    (fs::path(plan.log_dir) / "aiperf_artifacts").string());
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();
     client.cwd = plan.result_dir;
+    client.env = plan.env;  // the aggregate's identity (hw, conc, offload…) comes from the row's contract
     plan.client = std::move(client);
   } else if (target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) {
     plan.client_config = RowClientConfig(row, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc,
