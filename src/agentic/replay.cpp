@@ -442,11 +442,14 @@ void Replayer::OpenProfiling() {
   executor_.At(0, run_.duration_end_ns, [this] { EndDuration(); });
   for (auto& play : plays_) {
     Play& p = *play;
-    p.parent_done_ns = now;
     if (p.start == 0) {
+      p.parent_done_ns = now;
       for (const std::uint32_t s : p.tree.initial_spawns) Spawn(p, s, now);
+      TryParent(p, now);
+    } else {
+      // The start turn goes out as profiling opens: its gap was spent before the warm-up.
+      Schedule(p, -1, now);
     }
-    TryParent(p, now);
   }
 }
 

@@ -189,6 +189,11 @@ TEST(AgenticReplay, WarmUpPrimesTheStartTurnThenProfilingOpensForAllLanesAtOnce)
     }
   }
   EXPECT_EQ(run.window_open_ns, 3 * kS);  // three back-to-back warm-ups per lane, lanes in parallel
+  for (const ReplayRequest& r : run.requests) {
+    if (!r.warmup && r.pass == 0 && r.subagent < 0 && r.turn == 10) {
+      EXPECT_EQ(Sent(r), run.window_open_ns);  // each lane's start turn goes out as profiling opens
+    }
+  }
 }
 
 TEST(AgenticReplay, NothingIsSentAfterTheDurationAndLanesRecycleFromTheFirstTurn) {
