@@ -13,6 +13,7 @@
 #include "core/file_io.hpp"
 #include "core/host.hpp"
 #include "core/version.hpp"
+#include "results/agentic_record.hpp"
 #include "results/compare.hpp"
 #include "results/csv_export.hpp"
 #include "results/indented_json.hpp"
@@ -106,8 +107,23 @@ int RunProcess(ProcessCommand& cmd) {
   } catch (const Json::parse_error& e) {
     throw InputError(Diagnostic{{input, 0, 0}, "", "", std::string("not valid JSON: ") + e.what()});
   }
-  results::NormalizeClientKeys(result);
-  const Json agg = results::ProcessClientResult(result, settings, input);
+  Json agg;
+  if (results::IsAgenticAggregate(result)) {
+    // An agentic aggregate carries its own identity; deployment settings do not apply to it.
+    ProcessSettings given = cmd.flags.Given();
+    given.values.erase("RESULT_FILENAME");
+    if (!given.values.empty()) {
+      throw InputError(Diagnostic{{input, 0, 0},
+                                  "",
+                                  "--" + results::FlagName(given.values.begin()->first),
+                                  "deployment flags do not apply to an agentic aggregate (it names its own hardware, "
+                                  "parallelism and offload settings)"});
+    }
+    agg = results::NormalizeAgenticAggregate(result, results::ReadAgenticSummaryBeside(input), input);
+  } else {
+    results::NormalizeClientKeys(result);
+    agg = results::ProcessClientResult(result, settings, input);
+  }
   const std::string out_path = cmd.output.empty() ? "agg_" + stem + ".json" : cmd.output;
   const std::string body = results::DumpJsonIndented(agg, 2);
   WriteFileAtomic(out_path, body);
@@ -292,8 +308,10 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
 
   auto process = std::make_shared<ProcessCommand>();
   auto* p = results_cmd->add_subcommand(
-      "process", "Turn a client result into InferenceX's agg_*.json (as process_result.py), printed and written");
-  p->add_option("result", process->input, "Client result JSON (default: $RESULT_FILENAME.json)");
+      "process",
+      "Turn a client result into InferenceX's agg_*.json (as process_result.py), or an agentic aggregate into its "
+      "processed record (the aggregate plus the dashboard's flat metrics and its validity), printed and written");
+  p->add_option("result", process->input, "Client result or agentic aggregate JSON (default: $RESULT_FILENAME.json)");
   p->add_option("-o,--output", process->output, "Where to write (default: agg_<name>.json in this folder)");
   p->add_flag("-q,--quiet", process->quiet, "Do not print the record");
   process->flags.Add(p);

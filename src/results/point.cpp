@@ -65,15 +65,39 @@ PointKey KeyFromAgg(const Json& agg, const std::string& path) {
                    Scalar(agg, "dp_attention") + "-pp" + or_one("pp") + "-dcp" + or_one("dcp_size") + "-pcp" +
                    or_one("pcp_size");
   }
+  key.conc = Int(agg, "conc", path);
+  const auto scenario = agg.find("scenario_type");
+  if (scenario != agg.end() && scenario->is_string() && scenario->get<std::string>() == kAgenticScenario) {
+    key.scenario_type = kAgenticScenario;
+    key.kv_offloading = Text(agg, "kv_offloading", path);
+    // The reference writes the backend as its name; the documented form is {name, version}.
+    const auto backend = agg.find("kv_offload_backend");
+    if (backend != agg.end() && backend->is_string()) key.kv_offload_backend = backend->get<std::string>();
+    if (backend != agg.end() && backend->is_object() && backend->contains("name") && (*backend)["name"].is_string()) {
+      key.kv_offload_backend = (*backend)["name"].get<std::string>();
+    }
+    return key;
+  }
   key.isl = Int(agg, "isl", path);
   key.osl = Int(agg, "osl", path);
-  key.conc = Int(agg, "conc", path);
   return key;
 }
 
+bool PointKey::Agentic() const {
+  return scenario_type == kAgenticScenario;
+}
+
+std::string PointKey::OffloadMode() const {
+  if (!Agentic()) return "";
+  if (kv_offloading.empty() || kv_offloading == "none") return "kvnone";
+  return "kv" + kv_offloading + (kv_offload_backend.empty() ? "" : "-" + kv_offload_backend);
+}
+
 std::string PointKey::Curve() const {
-  return model + " " + hw + " " + framework + " " + precision + " spec-" + spec_decoding + (disagg ? " disagg" : "") +
-         " " + topology + " " + std::to_string(isl) + "/" + std::to_string(osl);
+  const std::string head = model + " " + hw + " " + framework + " " + precision + " spec-" + spec_decoding +
+                           (disagg ? " disagg" : "") + " " + topology + " ";
+  if (Agentic()) return head + kAgenticScenario + " " + OffloadMode();
+  return head + std::to_string(isl) + "/" + std::to_string(osl);
 }
 
 std::string PointKey::Canonical() const {
@@ -81,10 +105,12 @@ std::string PointKey::Canonical() const {
 }
 
 std::string PointKey::Group() const {
-  return hw + " " + framework + " " + precision + (spec_decoding == "none" ? "" : " " + spec_decoding);
+  return hw + " " + framework + " " + precision + (spec_decoding == "none" ? "" : " " + spec_decoding) +
+         (Agentic() ? " " + OffloadMode() : "");
 }
 
 std::string PointKey::Scenario() const {
+  if (Agentic()) return model + " " + kAgenticScenario;
   return model + " " + std::to_string(isl) + "/" + std::to_string(osl);
 }
 
@@ -101,7 +127,18 @@ PointMetrics DeScaled(const Point& point) {
   m.p99_ttft = Number(a, "p99_ttft") * s;
   m.median_tpot = Number(a, "median_tpot") * s;
   m.p99_itl = Number(a, "p99_itl") * s;
+  m.p90_intvty = Number(a, "p90_intvty") / s;
+  m.median_e2e_norm_intvty = Number(a, "median_e2e_norm_intvty") / s;
+  m.p90_e2e_norm_intvty = Number(a, "p90_e2e_norm_intvty") / s;
+  m.median_full_response_intvty = Number(a, "median_full_response_intvty") / s;
+  m.p90_full_response_intvty = Number(a, "p90_full_response_intvty") / s;
+  m.p90_ttft = Number(a, "p90_ttft") * s;
+  m.p90_e2el = Number(a, "p90_e2el") * s;
   return m;
+}
+
+double DefaultInteractivity(const Point& point, const PointMetrics& metrics) {
+  return point.key.Agentic() ? metrics.median_e2e_norm_intvty : metrics.median_intvty;
 }
 
 }  // namespace infermark::results

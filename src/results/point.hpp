@@ -34,26 +34,42 @@ struct Provenance {
   std::string source_path;        ///< File it was read from.
 };
 
-/// The natural key of a point: equal keys mean "the same experiment", across runs.
+/// `scenario_type` of fixed-length points (InferenceX's `fixed-seq-len` scenario).
+inline constexpr const char* kFixedSeqLenScenario = "fixed-seq-len";
+/// `scenario_type` of agentic-coding points (InferenceX's AgentX trace replay).
+inline constexpr const char* kAgenticScenario = "agentic-coding";
+
+/// The natural key of a point: equal keys mean "the same experiment", across runs. Fixed-length
+/// points are keyed by their sequence lengths; agentic points have none and are keyed by their
+/// KV offload mode instead (users = `conc`).
 struct PointKey {
-  std::string model;          ///< Model id (`model` of the agg record).
-  std::string hw;             ///< Hardware / runner type.
-  std::string framework;      ///< Serving framework.
-  std::string precision;      ///< Precision.
-  std::string spec_decoding;  ///< Speculative decoding method.
-  bool disagg = false;        ///< Disaggregated prefill/decode.
-  std::string topology;       ///< Parallelism, e.g. `tp8-ep1-dpafalse-pp1-dcp1-pcp1` (or prefill/decode pools).
-  long long isl = 0;          ///< Input sequence length.
-  long long osl = 0;          ///< Output sequence length.
-  long long conc = 0;         ///< Client concurrency.
+  std::string scenario_type = kFixedSeqLenScenario;  ///< `fixed-seq-len` or `agentic-coding`.
+  std::string model;                                 ///< Model id (`model` of the agg record).
+  std::string hw;                                    ///< Hardware / runner type.
+  std::string framework;                             ///< Serving framework.
+  std::string precision;                             ///< Precision.
+  std::string spec_decoding;                         ///< Speculative decoding method.
+  bool disagg = false;                               ///< Disaggregated prefill/decode.
+  std::string topology;            ///< Parallelism, e.g. `tp8-ep1-dpafalse-pp1-dcp1-pcp1` (or prefill/decode pools).
+  long long isl = 0;               ///< Input sequence length (0 for agentic points: they have none).
+  long long osl = 0;               ///< Output sequence length (0 for agentic points).
+  long long conc = 0;              ///< Client concurrency; for agentic points the number of users (live sessions).
+  std::string kv_offloading;       ///< Agentic: KV offloading (`none` or `dram`); empty for fixed-length points.
+  std::string kv_offload_backend;  ///< Agentic: the offload backend's name (`hicache`…); empty without offloading.
+
+  /// True for an agentic-coding point.
+  [[nodiscard]] bool Agentic() const;
+  /// Agentic: `kvnone` or `kvdram-<backend>` (as InferenceX's exp-name writes it); empty otherwise.
+  [[nodiscard]] std::string OffloadMode() const;
 
   /// One line that holds every field, the store's unique key within a run.
   [[nodiscard]] std::string Canonical() const;
   /// The key without concurrency: points of one curve share it.
   [[nodiscard]] std::string Curve() const;
-  /// (hardware, framework, precision, spec-decoding): one Pareto frontier per group.
+  /// (hardware, framework, precision, spec-decoding), and the offload mode for agentic points: one
+  /// Pareto frontier per group.
   [[nodiscard]] std::string Group() const;
-  /// (model, isl, osl): points of one scenario are drawn on one chart.
+  /// (model, isl, osl), or (model, agentic-coding): points of one scenario are drawn on one chart.
   [[nodiscard]] std::string Scenario() const;
 };
 
@@ -69,7 +85,9 @@ struct Point {
   std::string ingested_at;  ///< When it was stored (filled when read back).
 };
 
-/// The natural key read from an agg record; throws InputError naming `path` and the missing field.
+/// The natural key read from an agg record, or from an agentic record (`scenario_type` is
+/// `agentic-coding`: no isl/osl, the offload mode instead); throws InputError naming `path` and the
+/// missing field.
 PointKey KeyFromAgg(const Json& agg, const std::string& path);
 
 /// The figures charts and comparisons use, de-scaled to the modelled hardware for time-scaled runs:
@@ -78,15 +96,29 @@ struct PointMetrics {
   double tput_per_gpu = 0;         ///< Total tokens/s per GPU.
   double output_tput_per_gpu = 0;  ///< Output tokens/s per GPU.
   double input_tput_per_gpu = 0;   ///< Input tokens/s per GPU.
-  double median_intvty = 0;        ///< Median interactivity, tokens/s per user (1000/median TPOT ms).
+  double median_intvty = 0;        ///< Median interactivity, tokens/s per user (1000/median TPOT ms; for
+                                   ///< agentic points the full-response one, InferenceX's canonical).
   double median_e2el = 0;          ///< Median end-to-end latency, s.
   double median_ttft = 0;          ///< Median time to first token, s.
   double p99_ttft = 0;             ///< P99 time to first token, s.
   double median_tpot = 0;          ///< Median time per output token, s.
   double p99_itl = 0;              ///< P99 inter-token latency, s.
+  // Agentic points (0 for fixed-length ones): interactivity as the slow-tail reciprocal of the
+  // matching latency statistic, tokens/s per user.
+  double p90_intvty = 0;                   ///< P90 interactivity (canonical, see median_intvty).
+  double median_e2e_norm_intvty = 0;       ///< P50 E2E-normalized interactivity (1 / median(E2EL/OSL)).
+  double p90_e2e_norm_intvty = 0;          ///< P90 E2E-normalized interactivity.
+  double median_full_response_intvty = 0;  ///< P50 full-response interactivity.
+  double p90_full_response_intvty = 0;     ///< P90 full-response interactivity.
+  double p90_ttft = 0;                     ///< P90 time to first token, s.
+  double p90_e2el = 0;                     ///< P90 end-to-end latency, s.
 };
 
 /// `point`'s metrics, de-scaled by its provenance's time scale. Missing fields read as 0.
 PointMetrics DeScaled(const Point& point);
+
+/// The interactivity a point is charted and compared on by default: median interactivity for
+/// fixed-length points, P50 E2E-normalized interactivity for agentic ones (as the dashboard does).
+double DefaultInteractivity(const Point& point, const PointMetrics& metrics);
 
 }  // namespace infermark::results

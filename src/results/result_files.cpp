@@ -9,6 +9,7 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
+#include "results/agentic_record.hpp"
 #include "results/process_result.hpp"
 
 namespace infermark::results {
@@ -65,6 +66,16 @@ Point FromAgg(const Json& agg, const std::string& raw_text, const Json* raw, con
   if (point.provenance.config_key.empty()) point.provenance.config_key = options.config_key;
   point.provenance.source_path = path;
   return point;
+}
+
+// aiperf's artifacts and the power window of an agentic row: inputs of its aggregate, never results.
+bool IsAgenticArtifact(const fs::path& file) {
+  for (const auto& part : file.parent_path()) {
+    if (part == "aiperf_artifacts") return true;
+  }
+  const std::string name = file.filename().string();
+  return name == "profile_export_aiperf.json" || name == "server_metrics_export.json" || name == "inputs.json" ||
+         name == "agentic_power_window.json";
 }
 
 }  // namespace
@@ -161,6 +172,15 @@ void ApplySidecar(Provenance& p, const Json& state, const ReadOptions& options) 
   if (p.engine_flags.empty() && state.contains("server_argv")) p.engine_flags = TextOf(state["server_argv"]);
 }
 
+Point PointFromAgenticAggregate(const std::string& raw_text, const Json& aggregate, const Json& summary,
+                                const ReadOptions& options, const std::string& path) {
+  const Json record = NormalizeAgenticAggregate(aggregate, summary, path);
+  Point point = FromAgg(record, raw_text, &aggregate, options, path);
+  point.provenance.verdict = AgenticVerdict(record);
+  ApplySidecar(point.provenance, RowSidecar(path), options);
+  return point;
+}
+
 Point PointFromClientResult(const std::string& raw_text, const Json& result, const ReadOptions& options,
                             const std::string& path) {
   if (!result.is_object()) throw InputError(Diagnostic{{path, 0, 0}, "", "", "a result must be a JSON object"});
@@ -186,17 +206,33 @@ std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& op
   if (doc.is_array()) {
     std::vector<Point> points;
     for (std::size_t i = 0; i < doc.size(); ++i) {
+      const std::string element = "[" + std::to_string(i) + "]";
+      if (IsAgenticAggregate(doc[i])) {
+        try {
+          points.push_back(PointFromAgenticAggregate(DumpJson(doc[i]), doc[i], Json(), options, path));
+        } catch (const InputError& e) {
+          // Name the element as the entry, the field inside it as the field.
+          std::vector<Diagnostic> named = e.diagnostics();
+          for (Diagnostic& d : named) d.entry = element;
+          throw InputError(std::move(named));
+        }
+        continue;
+      }
       if (!IsAggRecord(doc[i])) {
-        throw InputError(Diagnostic{{path, 0, 0},
-                                    "",
-                                    "[" + std::to_string(i) + "]",
-                                    "an array must hold processed agg records (with hw and tput_per_gpu)"});
+        throw InputError(
+            Diagnostic{{path, 0, 0},
+                       "",
+                       element,
+                       "an array must hold processed agg records (with hw and tput_per_gpu) or agentic aggregates"});
       }
       points.push_back(FromAgg(doc[i], DumpJson(doc[i]), nullptr, options, path));
     }
     return points;
   }
   if (!doc.is_object()) throw InputError(Diagnostic{{path, 0, 0}, "", "", "a result file must hold a JSON object"});
+  if (IsAgenticAggregate(doc)) {
+    return {PointFromAgenticAggregate(text, doc, ReadAgenticSummaryBeside(path), options, path)};
+  }
   if (IsAggRecord(doc)) return {FromAgg(doc, text, nullptr, options, path)};
   const fs::path agg_path = fs::path(path).parent_path() / ("agg_" + fs::path(path).filename().string());
   std::error_code ec;
@@ -218,7 +254,8 @@ std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
         const std::string name = it->path().filename().string();
-        if (name.rfind("power_validation_", 0) == 0) continue;
+        if (name.rfind("power_validation", 0) == 0) continue;
+        if (IsAgenticArtifact(it->path())) continue;
         if (name.size() > 9 && name.compare(name.size() - 9, 9, ".row.json") == 0) continue;  // sweep's row record
         if (name.rfind("agg_", 0) == 0 && fs::is_regular_file(it->path().parent_path() / name.substr(4), ec)) continue;
         found.push_back(it->path().string());

@@ -33,14 +33,25 @@ Provenance ReadProvenance(const Json& result);
 Point PointFromClientResult(const std::string& raw_text, const Json& result, const ReadOptions& options,
                             const std::string& path);
 
-/// The points of one file: a client result, an agg record, or a JSON array of agg records. A client
-/// result with a sibling `agg_<name>.json` is read from that record (its key and metrics) and keeps
-/// its own text as the raw result. Throws InputError naming the file and the problem.
+/// The point for an agentic aggregate (InferenceX's or infermark's `<RESULT_FILENAME>.json`, or a
+/// record `results process` made of one): its processed record (NormalizeAgenticAggregate with
+/// aiperf's run `summary`, null when unknown), the verdict from its validity, provenance from the
+/// aggregate and the sweep's row record beside `path`. `raw_text` is kept verbatim.
+Point PointFromAgenticAggregate(const std::string& raw_text, const Json& aggregate, const Json& summary,
+                                const ReadOptions& options, const std::string& path);
+
+/// The points of one file: a client result, an agg record, an agentic aggregate (with aiperf's run
+/// summary beside it, ReadAgenticSummaryBeside), or a JSON array of agg records and agentic
+/// aggregates. A client result with a sibling `agg_<name>.json` is read from that record (its key
+/// and metrics) and keeps its own text as the raw result. Throws InputError naming the file and the
+/// problem.
 std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& options);
 
 /// `paths` with folders expanded to the `*.json` files below them (sorted), leaving out power
-/// validation sidecars, the sweep's `*.row.json` row records, and agg records whose client result is in the same folder
-/// (the client result is read with its record). Throws InputError for a path that does not exist.
+/// validation sidecars, the sweep's `*.row.json` row records, agentic rows' aiperf artifacts (anything
+/// under `aiperf_artifacts/`, `profile_export_aiperf.json`, `server_metrics_export.json`,
+/// `inputs.json`, `agentic_power_window.json`), and agg records whose client result is in the same
+/// folder (the client result is read with its record). Throws InputError for a path that does not exist.
 std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths);
 
 /// True when `doc` looks like a processed agg record (has `hw` and `tput_per_gpu`).

@@ -66,6 +66,12 @@ SqliteStatement& SqliteStatement::Bind(int index, double value) {
   return *this;
 }
 
+SqliteStatement& SqliteStatement::BindNull(int index) {
+  const int rc = sqlite3_bind_null(stmt_, index);
+  if (rc != SQLITE_OK) db_.Throw(rc, "binding NULL");
+  return *this;
+}
+
 bool SqliteStatement::Step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;

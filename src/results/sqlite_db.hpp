@@ -51,6 +51,8 @@ class SqliteStatement {
   SqliteStatement& Bind(int index, std::int64_t value);
   /// Binds a double.
   SqliteStatement& Bind(int index, double value);
+  /// Binds NULL.
+  SqliteStatement& BindNull(int index);
   /// Advances; true while a row is available.
   bool Step();
   /// Resets for another execution (bindings are kept).

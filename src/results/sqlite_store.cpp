@@ -4,10 +4,14 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
 #include "core/sha256.hpp"
+#include "results/agentic_record.hpp"
 #include "results/result_store.hpp"
 #include "results/sqlite_db.hpp"
 #include "results/store_schema.hpp"
@@ -18,6 +22,21 @@ namespace {
 double Number(const Json& agg, const char* field) {
   const auto it = agg.find(field);
   return it != agg.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// A column's value; monostate is NULL.
+using Value = std::variant<std::monostate, std::int64_t, double, std::string>;
+
+void BindValue(SqliteStatement& statement, int index, const Value& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) {
+    statement.Bind(index, *i);
+  } else if (const auto* d = std::get_if<double>(&value)) {
+    statement.Bind(index, *d);
+  } else if (const auto* t = std::get_if<std::string>(&value)) {
+    statement.Bind(index, *t);
+  } else {
+    statement.BindNull(index);
+  }
 }
 
 constexpr const char* kPointColumns =
@@ -101,10 +120,14 @@ class SqliteStore final : public ResultStore {
   }
 
   std::vector<Point> Points(std::int64_t run_id) override {
-    SqliteStatement q(db_, std::string("SELECT ") + kPointColumns + (schema_version_ >= 3 ? ", p.git_commit" : "") +
-                               " FROM points p JOIN runs r ON r.id = p.run_id WHERE p.run_id = ?1 "
-                               "ORDER BY p.model, p.isl, p.osl, p.hw, p.framework, p.precision, p.spec_decoding, "
-                               "p.topology, p.conc");
+    SqliteStatement q(db_,
+                      std::string("SELECT ") + kPointColumns + (schema_version_ >= 3 ? ", p.git_commit" : ", ''") +
+                          (schema_version_ >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : "") +
+                          " FROM points p JOIN runs r ON r.id = p.run_id WHERE p.run_id = ?1 ORDER BY " +
+                          (schema_version_ >= 4 ? "p.scenario_type DESC, " : "") +
+                          "p.model, p.isl, p.osl, p.hw, p.framework, p.precision, p.spec_decoding, "
+                          "p.topology, " +
+                          (schema_version_ >= 4 ? "p.kv_offloading, p.kv_offload_backend, " : "") + "p.conc");
     q.Bind(1, run_id);
     std::vector<Point> points;
     while (q.Step()) {
@@ -140,7 +163,12 @@ class SqliteStore final : public ResultStore {
       p.raw_json = q.Text(26);
       p.agg = Json::parse(q.Text(27), nullptr, false);
       p.ingested_at = q.Text(28);
-      if (schema_version_ >= 3) v.git_commit = q.Text(29);
+      v.git_commit = q.Text(29);
+      if (schema_version_ >= 4) {
+        p.key.scenario_type = q.Text(30);
+        p.key.kv_offloading = q.Text(31);
+        p.key.kv_offload_backend = q.Text(32);
+      }
       points.push_back(std::move(p));
     }
     return points;
@@ -189,64 +217,84 @@ class SqliteStore final : public ResultStore {
       }
     }
     const std::string now = IsoUtcNow();
-    // A store kept at an older schema (migration tests) has no git_commit column yet.
-    const bool commit_column = schema_version_ >= 3;
-    const std::string insert =
-        std::string(
-            "INSERT INTO points (run_id, point_key, model, hw, framework, precision, spec_decoding, disagg, "
-            "topology, isl, osl, conc, kind, time_scale, tput_per_gpu, median_intvty, median_e2el, "
-            "config_key, matrix_row, image, engine_flags, host, infermark_version, metrics_version, "
-            "verdict, started_at, ended_at, source_path, raw_sha256, raw_json, agg_json, ingested_at, id") +
-        (commit_column ? ", git_commit" : "") +
-        ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-        "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, NULLIF(?33, 0)" +
-        (commit_column ? ", ?34)" : ")");
-    const std::string update =
-        std::string(
-            "UPDATE points SET run_id = ?1, point_key = ?2, model = ?3, hw = ?4, framework = ?5, "
-            "precision = ?6, spec_decoding = ?7, disagg = ?8, topology = ?9, isl = ?10, osl = ?11, "
-            "conc = ?12, kind = ?13, time_scale = ?14, tput_per_gpu = ?15, median_intvty = ?16, "
-            "median_e2el = ?17, config_key = ?18, matrix_row = ?19, image = ?20, engine_flags = ?21, "
-            "host = ?22, infermark_version = ?23, metrics_version = ?24, verdict = ?25, "
-            "started_at = ?26, ended_at = ?27, source_path = ?28, raw_sha256 = ?29, raw_json = ?30, "
-            "agg_json = ?31, updated_at = ?32") +
-        (commit_column ? ", git_commit = ?34" : "") + " WHERE id = ?33";
-    SqliteStatement write(db_, id == 0 ? insert : update);
     const Provenance& v = point.provenance;
-    write.Bind(1, outcome.run_id)
-        .Bind(2, key)
-        .Bind(3, point.key.model)
-        .Bind(4, point.key.hw)
-        .Bind(5, point.key.framework)
-        .Bind(6, point.key.precision)
-        .Bind(7, point.key.spec_decoding)
-        .Bind(8, std::int64_t{point.key.disagg ? 1 : 0})
-        .Bind(9, point.key.topology)
-        .Bind(10, std::int64_t{point.key.isl})
-        .Bind(11, std::int64_t{point.key.osl})
-        .Bind(12, std::int64_t{point.key.conc})
-        .Bind(13, PointKindName(v.kind))
-        .Bind(14, v.time_scale)
-        .Bind(15, Number(point.agg, "tput_per_gpu"))
-        .Bind(16, Number(point.agg, "median_intvty"))
-        .Bind(17, Number(point.agg, "median_e2el"))
-        .Bind(18, v.config_key)
-        .Bind(19, matrix_row)
-        .Bind(20, v.image)
-        .Bind(21, v.engine_flags)
-        .Bind(22, v.host)
-        .Bind(23, v.infermark_version)
-        .Bind(24, v.metrics_version)
-        .Bind(25, v.verdict)
-        .Bind(26, v.started_at)
-        .Bind(27, v.ended_at)
-        .Bind(28, v.source_path)
-        .Bind(29, sha)
-        .Bind(30, point.raw_json)
-        .Bind(31, agg)
-        .Bind(32, now)
-        .Bind(33, id);
-    if (commit_column) write.Bind(34, v.git_commit);
+    // A store kept at an older schema (migration tests) lacks the newer columns.
+    const bool agentic_columns = schema_version_ >= 4;
+    const bool agentic = point.key.Agentic() && agentic_columns;
+    std::vector<std::pair<const char*, Value>> columns = {
+        {"run_id", outcome.run_id},
+        {"point_key", key},
+        {"model", point.key.model},
+        {"hw", point.key.hw},
+        {"framework", point.key.framework},
+        {"precision", point.key.precision},
+        {"spec_decoding", point.key.spec_decoding},
+        {"disagg", std::int64_t{point.key.disagg ? 1 : 0}},
+        {"topology", point.key.topology},
+        {"isl", agentic ? Value() : Value(std::int64_t{point.key.isl})},
+        {"osl", agentic ? Value() : Value(std::int64_t{point.key.osl})},
+        {"conc", std::int64_t{point.key.conc}},
+        {"kind", std::string(PointKindName(v.kind))},
+        {"time_scale", v.time_scale},
+        {"tput_per_gpu", Number(point.agg, "tput_per_gpu")},
+        {"median_intvty", Number(point.agg, "median_intvty")},
+        {"median_e2el", Number(point.agg, "median_e2el")},
+        {"config_key", v.config_key},
+        {"matrix_row", matrix_row},
+        {"image", v.image},
+        {"engine_flags", v.engine_flags},
+        {"host", v.host},
+        {"infermark_version", v.infermark_version},
+        {"metrics_version", v.metrics_version},
+        {"verdict", v.verdict},
+        {"started_at", v.started_at},
+        {"ended_at", v.ended_at},
+        {"source_path", v.source_path},
+        {"raw_sha256", sha},
+        {"raw_json", point.raw_json},
+        {"agg_json", agg},
+    };
+    columns.emplace_back(id == 0 ? "ingested_at" : "updated_at", now);
+    if (schema_version_ >= 3) columns.emplace_back("git_commit", v.git_commit);
+    if (agentic_columns) {
+      columns.emplace_back("scenario_type", point.key.scenario_type);
+      columns.emplace_back("kv_offloading", point.key.kv_offloading);
+      columns.emplace_back("kv_offload_backend", point.key.kv_offload_backend);
+      const AgenticFields f = AgenticFieldsOf(point.agg);
+      const auto optional = [&](const char* column, const auto& value) {
+        columns.emplace_back(column, agentic && value ? Value(*value) : Value());
+      };
+      const auto metric = [&](const char* column, const char* field) {
+        columns.emplace_back(column, agentic && point.agg.contains(field) ? Value(Number(point.agg, field)) : Value());
+      };
+      columns.emplace_back("users", agentic ? Value(std::int64_t{f.users}) : Value());
+      optional("allocated_cpu_dram_gb", f.allocated_cpu_dram_gb);
+      optional("duration_s", f.duration_s);
+      metric("median_e2e_norm_intvty", "median_e2e_norm_intvty");
+      metric("p90_e2e_norm_intvty", "p90_e2e_norm_intvty");
+      metric("median_full_response_intvty", "median_full_response_intvty");
+      metric("p90_full_response_intvty", "p90_full_response_intvty");
+      optional("theoretical_cache_hit_rate", f.theoretical_cache_hit_rate);
+      optional("server_cache_hit_rate", f.server_cache_hit_rate);
+      optional("server_gpu_cache_hit_rate", f.server_gpu_cache_hit_rate);
+      optional("server_cpu_cache_hit_rate", f.server_cpu_cache_hit_rate);
+      optional("kv_cache_pool_tokens", f.kv_cache_pool_tokens);
+      optional("requests_total", f.requests_total);
+      optional("requests_successful", f.requests_successful);
+      optional("requests_error", f.requests_error);
+    }
+    std::string names, values, sets;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const std::string param = "?" + std::to_string(i + 1);
+      names += (i ? ", " : "") + std::string(columns[i].first);
+      values += (i ? ", " : "") + param;
+      sets += (i ? ", " : "") + std::string(columns[i].first) + " = " + param;
+    }
+    const std::string id_param = "?" + std::to_string(columns.size() + 1);
+    SqliteStatement write(db_, id == 0 ? "INSERT INTO points (" + names + ") VALUES (" + values + ")"
+                                       : "UPDATE points SET " + sets + " WHERE id = " + id_param);
+    for (std::size_t i = 0; i < columns.size(); ++i) BindValue(write, static_cast<int>(i + 1), columns[i].second);
+    if (id != 0) write.Bind(static_cast<int>(columns.size() + 1), id);
     write.Step();
     ++(id == 0 ? outcome.added : outcome.updated);
   }

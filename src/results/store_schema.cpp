@@ -69,6 +69,80 @@ CREATE INDEX points_scenario ON points (model, isl, osl, hw, framework, precisio
       R"sql(
 ALTER TABLE points ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
 )sql",
+      // 4: agentic-coding points. The table is rebuilt (SQLite cannot drop NOT NULL) so that isl
+      // and osl are NULL for agentic points, as the dashboard stores them; every older row is a
+      // fixed-length point and keeps its id, key and values. New hot columns hold what agentic
+      // points are charted, listed and filtered by (as measured, like the others).
+      R"sql(
+CREATE TABLE points_v4 (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  point_key TEXT NOT NULL,
+  scenario_type TEXT NOT NULL DEFAULT 'fixed-seq-len' CHECK (scenario_type IN ('fixed-seq-len', 'agentic-coding')),
+  model TEXT NOT NULL,
+  hw TEXT NOT NULL,
+  framework TEXT NOT NULL,
+  precision TEXT NOT NULL,
+  spec_decoding TEXT NOT NULL,
+  disagg INTEGER NOT NULL,
+  topology TEXT NOT NULL,
+  isl INTEGER,
+  osl INTEGER,
+  conc INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('measured', 'predicted')),
+  time_scale REAL NOT NULL CHECK (time_scale > 0),
+  tput_per_gpu REAL,
+  median_intvty REAL,
+  median_e2el REAL,
+  config_key TEXT NOT NULL DEFAULT '',
+  matrix_row TEXT NOT NULL DEFAULT '',
+  image TEXT NOT NULL DEFAULT '',
+  engine_flags TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  infermark_version TEXT NOT NULL DEFAULT '',
+  metrics_version TEXT NOT NULL DEFAULT '',
+  verdict TEXT NOT NULL DEFAULT '',
+  started_at TEXT NOT NULL DEFAULT '',
+  ended_at TEXT NOT NULL DEFAULT '',
+  source_path TEXT NOT NULL DEFAULT '',
+  raw_sha256 TEXT NOT NULL,
+  raw_json TEXT NOT NULL,
+  agg_json TEXT NOT NULL,
+  ingested_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL DEFAULT '',
+  git_commit TEXT NOT NULL DEFAULT '',
+  users INTEGER,
+  kv_offloading TEXT NOT NULL DEFAULT '',
+  kv_offload_backend TEXT NOT NULL DEFAULT '',
+  allocated_cpu_dram_gb REAL,
+  duration_s REAL,
+  median_e2e_norm_intvty REAL,
+  p90_e2e_norm_intvty REAL,
+  median_full_response_intvty REAL,
+  p90_full_response_intvty REAL,
+  theoretical_cache_hit_rate REAL,
+  server_cache_hit_rate REAL,
+  server_gpu_cache_hit_rate REAL,
+  server_cpu_cache_hit_rate REAL,
+  kv_cache_pool_tokens INTEGER,
+  requests_total INTEGER,
+  requests_successful INTEGER,
+  requests_error INTEGER,
+  CHECK ((scenario_type = 'agentic-coding') = (isl IS NULL AND osl IS NULL AND users IS NOT NULL)),
+  UNIQUE (run_id, point_key)
+);
+INSERT INTO points_v4 (id, run_id, point_key, model, hw, framework, precision, spec_decoding, disagg, topology, isl,
+  osl, conc, kind, time_scale, tput_per_gpu, median_intvty, median_e2el, config_key, matrix_row, image, engine_flags,
+  host, infermark_version, metrics_version, verdict, started_at, ended_at, source_path, raw_sha256, raw_json,
+  agg_json, ingested_at, updated_at, git_commit)
+SELECT id, run_id, point_key, model, hw, framework, precision, spec_decoding, disagg, topology, isl, osl, conc, kind,
+  time_scale, tput_per_gpu, median_intvty, median_e2el, config_key, matrix_row, image, engine_flags, host,
+  infermark_version, metrics_version, verdict, started_at, ended_at, source_path, raw_sha256, raw_json, agg_json,
+  ingested_at, updated_at, git_commit FROM points;
+DROP TABLE points;
+ALTER TABLE points_v4 RENAME TO points;
+CREATE INDEX points_scenario ON points (scenario_type, model, isl, osl, hw, framework, precision);
+)sql",
   };
   return kMigrations;
 }
