@@ -2,6 +2,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+
+#include "results/agentic_record.hpp"
 
 namespace infermark::results {
 namespace {
@@ -23,6 +26,14 @@ std::string Number(double v) {
   return text;
 }
 
+std::string Maybe(const std::optional<double>& v) {
+  return v ? Number(*v) : "";
+}
+
+std::string Maybe(const std::optional<long long>& v) {
+  return v ? std::to_string(*v) : "";
+}
+
 }  // namespace
 
 std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>>>& runs) {
@@ -30,11 +41,22 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
       "run,run_label,kind,model,hw,framework,precision,spec_decoding,disagg,parallelism,isl [tok],osl [tok],conc,"
       "time_scale,tput_per_gpu [tok/s/GPU],output_tput_per_gpu [tok/s/GPU],input_tput_per_gpu [tok/s/GPU],"
       "median_intvty [tok/s/user],median_ttft [s],p99_ttft [s],median_tpot [s],p99_itl [s],median_e2el [s],"
-      "verdict,config_key,image,host,infermark_version,started_at,source_path\n";
+      "verdict,config_key,image,host,infermark_version,started_at,source_path,"
+      "scenario_type,users,kv_offloading,kv_offload_backend,allocated_cpu_dram_gb [GB],duration [s],"
+      "p90_intvty [tok/s/user],median_e2e_norm_intvty [tok/s/user],p90_e2e_norm_intvty [tok/s/user],"
+      "median_full_response_intvty [tok/s/user],p90_full_response_intvty [tok/s/user],p90_ttft [s],p90_e2el [s],"
+      "theoretical_cache_hit_rate [fraction],server_cache_hit_rate [fraction],server_gpu_cache_hit_rate [fraction],"
+      "server_cpu_cache_hit_rate [fraction],kv_cache_pool_tokens [tok],requests_total,requests_successful,"
+      "requests_failed,power_valid,avg_power_w [W/GPU],joules_per_output_token [J/tok],warnings\n";
   for (const auto& [run, points] : runs) {
     for (const Point& p : points) {
       const PointMetrics m = DeScaled(p);
       const Provenance& v = p.provenance;
+      const bool agentic = p.key.Agentic();
+      const AgenticFields f = agentic ? AgenticFieldsOf(p.agg) : AgenticFields{};
+      const auto figure = [&](double value) { return agentic ? Number(value) : std::string(); };
+      std::string warnings;
+      for (const auto& w : f.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
       const std::string cells[] = {run.info.run_key,
                                    run.info.label,
                                    PointKindName(v.kind),
@@ -45,8 +67,8 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
                                    p.key.spec_decoding,
                                    p.key.disagg ? "true" : "false",
                                    p.key.topology,
-                                   std::to_string(p.key.isl),
-                                   std::to_string(p.key.osl),
+                                   agentic ? "" : std::to_string(p.key.isl),
+                                   agentic ? "" : std::to_string(p.key.osl),
                                    std::to_string(p.key.conc),
                                    Number(v.time_scale),
                                    Number(m.tput_per_gpu),
@@ -64,7 +86,32 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
                                    v.host,
                                    v.infermark_version,
                                    v.started_at,
-                                   v.source_path};
+                                   v.source_path,
+                                   p.key.scenario_type,
+                                   agentic ? std::to_string(f.users) : "",
+                                   f.kv_offloading,
+                                   f.kv_offload_backend,
+                                   Maybe(f.allocated_cpu_dram_gb),
+                                   Maybe(f.duration_s),
+                                   figure(m.p90_intvty),
+                                   figure(m.median_e2e_norm_intvty),
+                                   figure(m.p90_e2e_norm_intvty),
+                                   figure(m.median_full_response_intvty),
+                                   figure(m.p90_full_response_intvty),
+                                   figure(m.p90_ttft),
+                                   figure(m.p90_e2el),
+                                   Maybe(f.theoretical_cache_hit_rate),
+                                   Maybe(f.server_cache_hit_rate),
+                                   Maybe(f.server_gpu_cache_hit_rate),
+                                   Maybe(f.server_cpu_cache_hit_rate),
+                                   Maybe(f.kv_cache_pool_tokens),
+                                   Maybe(f.requests_total),
+                                   Maybe(f.requests_successful),
+                                   Maybe(f.requests_error),
+                                   Maybe(f.power_valid),
+                                   Maybe(f.avg_power_w),
+                                   Maybe(f.joules_per_output_token),
+                                   warnings};
       bool first = true;
       for (const std::string& c : cells) {
         if (!first) out += ',';

@@ -1,5 +1,8 @@
 // Points as CSV (RFC 4180 quoting) with units in the headers, e.g. `tput_per_gpu [tok/s/GPU]`.
-// Figures are de-scaled for time-scaled runs (the `time_scale` column says by how much).
+// Figures are de-scaled for time-scaled runs (the `time_scale` column says by how much). Agentic
+// points leave isl/osl empty and fill the agentic columns (users, KV offload, host DRAM, duration,
+// E2E-normalized and full-response interactivity, cache hit rates as fractions, request counts,
+// power when valid, warnings); fixed-length points leave those empty.
 #pragma once
 
 #include <string>

@@ -1,15 +1,18 @@
 #include "results/report.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "core/version.hpp"
+#include "results/agentic_record.hpp"
 #include "results/pareto.hpp"
 #include "results/svg_chart.hpp"
 
@@ -50,6 +53,9 @@ svg .pt.invalid { stroke: #c62828 !important; stroke-width: 2.2; opacity: 0.55; 
 svg .pt:hover { stroke: #000; stroke-width: 2.5; }
 svg .legend-marker.measured { stroke: #fff; stroke-width: 1; }
 svg .legend-marker.predicted { fill: #fff; stroke-width: 2; }
+svg .halo { fill-opacity: 0.18; stroke-opacity: 0.6; stroke-width: 1.2; }
+svg .frontier.dashed { stroke-dasharray: 2 4; stroke-width: 1.8; }
+svg .frontier.offload { stroke-width: 3.4; stroke-opacity: 0.7; }
 svg .frontier-label { font-size: 12.5px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 svg .legend-label { font-size: 13px; fill: var(--fg); }
 .table-wrap { overflow-x: auto; margin: 6px 0 10px; }
@@ -64,6 +70,7 @@ td { font-variant-numeric: tabular-nums; }
 tr.predicted td { color: #4b5563; font-style: italic; }
 tr.invalid td { background: #fdecec; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px; vertical-align: -1px; }
+.swatch.offload { box-shadow: 0 0 0 3px rgba(29, 35, 48, 0.18); }
 .swatch.predicted { border-radius: 0; transform: rotate(45deg); background: #fff !important; border: 2px solid; width: 9px; height: 9px; }
 footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 )css";
@@ -99,8 +106,8 @@ struct Drawn {
   const ReportRun* run;
   PointMetrics m;
   std::size_t series;
-  bool front_intvty = false;
-  bool front_e2el = false;
+  bool front_intvty = false;  // fixed: interactivity chart; agentic: E2E-normalized interactivity chart
+  bool front_e2el = false;    // fixed: E2E latency chart; agentic: full-response interactivity chart
 };
 
 struct SeriesInfo {
@@ -108,7 +115,24 @@ struct SeriesInfo {
   std::string color;
   bool predicted;
   std::string group;
+  bool offload = false;  // agentic points with KV offloading: drawn with a halo
 };
+
+// Points of one group share a colour across runs and offload modes (offload is drawn as a halo).
+std::string ColourGroup(const PointKey& key) {
+  return key.hw + " " + key.framework + " " + key.precision +
+         (key.spec_decoding == "none" ? "" : " " + key.spec_decoding);
+}
+
+std::string Percent(const std::optional<double>& fraction) {
+  return fraction ? Fixed(*fraction * 100, 1) : "";
+}
+
+template <typename T>
+std::string Optional(const std::optional<T>& v, int digits) {
+  if (!v) return "";
+  return Fixed(static_cast<double>(*v), digits);
+}
 
 // A point whose own run judged it INVALID (a saturated client, an engine behind its model, too many
 // failures) is drawn apart and left out of the frontiers: it must never pass for a valid figure.
@@ -119,6 +143,23 @@ bool Invalid(const Point& p) {
 std::string PointTitle(const Drawn& d) {
   const Point& p = *d.point;
   std::string t = Invalid(p) ? p.provenance.verdict + "\n" : std::string();
+  if (p.key.Agentic()) {
+    const AgenticFields f = AgenticFieldsOf(p.agg);
+    t += p.key.Group() + "  " + p.key.topology + "  " + std::to_string(p.key.conc) + " users\n";
+    t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + "\n";
+    t += "E2E-normalized interactivity P50/P90: " + Fixed(d.m.median_e2e_norm_intvty, 1) + " / " +
+         Fixed(d.m.p90_e2e_norm_intvty, 1) + " tok/s/user\n";
+    t += "full-response interactivity P50/P90: " + Fixed(d.m.median_full_response_intvty, 1) + " / " +
+         Fixed(d.m.p90_full_response_intvty, 1) + " tok/s/user\n";
+    t += "TTFT P50/P90: " + Fixed(d.m.median_ttft, 2) + " / " + Fixed(d.m.p90_ttft, 2) + " s\n";
+    if (f.theoretical_cache_hit_rate || f.server_cache_hit_rate) {
+      t += "cache hit rate theoretical/server: " + Percent(f.theoretical_cache_hit_rate) + " / " +
+           Percent(f.server_cache_hit_rate) + " %\n";
+    }
+    t += std::string(PointKindName(p.provenance.kind)) + ", run " + d.run->run.info.label;
+    if (p.provenance.time_scale != 1) t += " (de-scaled from ×" + ScaleText(p.provenance.time_scale) + ")";
+    return t;
+  }
   t += p.key.Group() + "  " + p.key.topology + "  conc " + std::to_string(p.key.conc) + "\n";
   t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + "\n";
   t += "interactivity: " + Fixed(d.m.median_intvty, 1) + " tok/s/user\n";
@@ -177,6 +218,119 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
   return h + "</tbody></table></div>\n";
 }
 
+// One chart of throughput per GPU against `x`, a series per drawn series with its Pareto frontier
+// over the points their run did not judge INVALID; `front` marks the frontier points in `drawn`.
+ChartSpec ParetoChart(ChartSpec spec, std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series,
+                      double (*x)(const Drawn&), XGoal goal, bool Drawn::*front) {
+  std::map<std::size_t, std::vector<ChartPoint>> by_series;
+  for (std::size_t i = 0; i < drawn.size(); ++i) {
+    const double xv = x(drawn[i]);
+    if (drawn[i].m.tput_per_gpu > 0 && xv > 0) by_series[drawn[i].series].push_back({xv, drawn[i].m.tput_per_gpu, i});
+  }
+  std::set<std::string> tagged;
+  for (auto& [s, points] : by_series) {
+    ChartSeries cs{series[s].label, series[s].color, series[s].predicted, {}, {}, ""};
+    cs.halo = series[s].offload;
+    // One name per group and chart: the first series of the group (measured before predicted).
+    if (tagged.insert(series[s].group).second) cs.tag = series[s].group;
+    std::vector<ChartPoint> valid;
+    for (const ChartPoint& p : points) {
+      if (!Invalid(*drawn[p.index].point)) valid.push_back(p);
+    }
+    for (const ChartPoint& f : ParetoFront(valid, goal)) {
+      cs.frontier.emplace_back(f.x, f.y);
+      drawn[f.index].*front = true;
+    }
+    for (const ChartPoint& p : points) {
+      cs.points.push_back(
+          {p.x, p.y, PointTitle(drawn[p.index]), drawn[p.index].*front, Invalid(*drawn[p.index].point)});
+    }
+    spec.series.push_back(std::move(cs));
+  }
+  return spec;
+}
+
+// Prefix-cache hit rate against users: per series the theoretical rate (dotted) and the server's.
+ChartSpec CacheChart(ChartSpec spec, const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series) {
+  std::map<std::size_t, std::vector<const Drawn*>> by_series;
+  for (const Drawn& d : drawn) by_series[d.series].push_back(&d);
+  for (auto& [s, points] : by_series) {
+    std::sort(points.begin(), points.end(),
+              [](const Drawn* a, const Drawn* b) { return a->point->key.conc < b->point->key.conc; });
+    for (const bool theoretical : {true, false}) {
+      // Short legend names: the group (with its offload mode), predicted runs marked, and which rate.
+      ChartSeries cs{series[s].group + (series[s].predicted ? " · predicted" : "") +
+                         (theoretical ? " · theoretical" : " · server"),
+                     series[s].color,
+                     series[s].predicted,
+                     {},
+                     {},
+                     ""};
+      cs.halo = series[s].offload;
+      cs.dashed = theoretical;
+      cs.line_title = theoretical ? "Theoretical hit rate by users" : "Server-measured hit rate by users";
+      for (const Drawn* d : points) {
+        const AgenticFields f = AgenticFieldsOf(d->point->agg);
+        const auto rate = theoretical ? f.theoretical_cache_hit_rate : f.server_cache_hit_rate;
+        if (!rate) continue;
+        const double users = static_cast<double>(d->point->key.conc);
+        cs.points.push_back({users, *rate * 100,
+                             std::string(theoretical ? "theoretical" : "server-measured") + " prefix-cache hit rate " +
+                                 Fixed(*rate * 100, 1) + " %\n" + series[s].label + ", " +
+                                 std::to_string(d->point->key.conc) + " users" +
+                                 (Invalid(*d->point) ? "\n" + d->point->provenance.verdict : ""),
+                             false, Invalid(*d->point)});
+        cs.frontier.emplace_back(users, *rate * 100);
+      }
+      if (!cs.points.empty()) spec.series.push_back(std::move(cs));
+    }
+  }
+  return spec;
+}
+
+std::string AgenticPointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series) {
+  std::string h =
+      "<div class=\"table-wrap\"><table class=\"points agentic\"><thead><tr><th class=\"l\">series</th><th "
+      "class=\"l\">parallelism</th><th>users</th><th class=\"l\">KV offload</th><th>host DRAM [GB]</th>"
+      "<th>tok/s/GPU</th><th>output tok/s/GPU</th><th>E2E-norm. interactivity P50 [tok/s/user]</th>"
+      "<th>E2E-norm. interactivity P90 [tok/s/user]</th><th>full-response interactivity P50 [tok/s/user]</th>"
+      "<th>full-response interactivity P90 [tok/s/user]</th><th>TTFT P50 [s]</th><th>TTFT P90 [s]</th>"
+      "<th>E2EL P50 [s]</th><th>E2EL P90 [s]</th><th>theoretical cache hit [%]</th><th>server cache hit [%]</th>"
+      "<th>server GPU hit [%]</th><th>server CPU hit [%]</th><th>KV pool [tokens]</th><th>requests ok / total</th>"
+      "<th>failed</th><th>duration [s]</th><th>power [W/GPU]</th><th>energy [J/output tok]</th>"
+      "<th class=\"l\">frontier</th><th class=\"l\">verdict</th></tr></thead><tbody>\n";
+  for (const Drawn& d : drawn) {
+    const Point& p = *d.point;
+    const SeriesInfo& s = series[d.series];
+    const AgenticFields f = AgenticFieldsOf(p.agg);
+    std::string cls = s.predicted ? "predicted" : "measured";
+    if (Invalid(p)) cls += " invalid";
+    const bool power = f.power_valid && *f.power_valid == 1;
+    std::string verdict = p.provenance.verdict;
+    for (const std::string& w : f.warnings) verdict += (verdict.empty() ? "" : "; ") + std::string("warning: ") + w;
+    h += "<tr class=\"" + cls + "\"><td class=\"l wrap\"><span class=\"swatch" +
+         std::string(s.predicted ? " predicted" : "") + (s.offload ? " offload" : "") +
+         "\" style=\"background:" + s.color + ";border-color:" + s.color + "\"></span>" + EscapeXml(s.label) +
+         "</td><td class=\"l\">" + EscapeXml(p.key.topology) + "</td><td>" + std::to_string(p.key.conc) +
+         "</td><td class=\"l\">" +
+         EscapeXml(f.kv_offloading + (f.kv_offload_backend.empty() ? "" : " (" + f.kv_offload_backend + ")")) +
+         "</td><td>" + Optional(f.allocated_cpu_dram_gb, 0) + "</td><td>" + Fixed(d.m.tput_per_gpu, 1) + "</td><td>" +
+         Fixed(d.m.output_tput_per_gpu, 1) + "</td><td>" + Fixed(d.m.median_e2e_norm_intvty, 1) + "</td><td>" +
+         Fixed(d.m.p90_e2e_norm_intvty, 1) + "</td><td>" + Fixed(d.m.median_full_response_intvty, 1) + "</td><td>" +
+         Fixed(d.m.p90_full_response_intvty, 1) + "</td><td>" + Fixed(d.m.median_ttft, 2) + "</td><td>" +
+         Fixed(d.m.p90_ttft, 2) + "</td><td>" + Fixed(d.m.median_e2el, 2) + "</td><td>" + Fixed(d.m.p90_e2el, 2) +
+         "</td><td>" + Percent(f.theoretical_cache_hit_rate) + "</td><td>" + Percent(f.server_cache_hit_rate) +
+         "</td><td>" + Percent(f.server_gpu_cache_hit_rate) + "</td><td>" + Percent(f.server_cpu_cache_hit_rate) +
+         "</td><td>" + Optional(f.kv_cache_pool_tokens, 0) + "</td><td>" + Optional(f.requests_successful, 0) + " / " +
+         Optional(f.requests_total, 0) + "</td><td>" + Optional(f.requests_error, 0) + "</td><td>" +
+         Optional(f.duration_s, 0) + "</td><td>" + (power ? Optional(f.avg_power_w, 0) : "") + "</td><td>" +
+         (power ? Optional(f.joules_per_output_token, 3) : "") + "</td><td class=\"l\">" +
+         std::string(d.front_intvty ? "E2E-norm." : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
+         (d.front_e2el ? "full-response" : "") + "</td><td class=\"l verdict\">" + EscapeXml(verdict) + "</td></tr>\n";
+  }
+  return h + "</tbody></table></div>\n";
+}
+
 }  // namespace
 
 std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions& options) {
@@ -192,8 +346,9 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
     int m = 0, p = 0;
     for (const ReportRun& r : runs) kind_rank[&r] = IsPredictedRun(r.run) ? p++ : m++;
   }
-  // Scenario → drawn points.
+  // Scenario → drawn points; agentic scenarios apart from fixed-length ones.
   std::map<std::string, std::vector<Drawn>> scenarios;
+  std::map<std::string, std::vector<Drawn>> agentic_scenarios;
   bool any_scaled = false;
   for (const ReportRun& r : runs) {
     for (const Point& p : r.points) {
@@ -205,11 +360,14 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         label += " (de-scaled ×" + ScaleText(p.provenance.time_scale) + ")";
         any_scaled = true;
       }
-      const std::string colour_key = p.key.Group() + "\n" + std::to_string(kind_rank[&r]);
+      const std::string colour_key = ColourGroup(p.key) + "\n" + std::to_string(kind_rank[&r]);
       const auto colour = group_colour.emplace(colour_key, group_colour.size()).first->second;
       const auto [it, added] = series_index.emplace(label, series.size());
-      if (added) series.push_back({label, kPalette[colour % std::size(kPalette)], predicted, p.key.Group()});
-      scenarios[p.key.Scenario()].push_back({&p, &r, DeScaled(p), it->second});
+      if (added) {
+        series.push_back({label, kPalette[colour % std::size(kPalette)], predicted, p.key.Group(),
+                          p.key.Agentic() && p.key.OffloadMode() != "kvnone"});
+      }
+      (p.key.Agentic() ? agentic_scenarios : scenarios)[p.key.Scenario()].push_back({&p, &r, DeScaled(p), it->second});
     }
   }
 
@@ -227,71 +385,81 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         "than the hardware it models. Their throughputs and interactivity are divided by N and their latencies "
         "multiplied by N, so every figure here reads as the modelled hardware.</div>\n";
   }
-  html +=
-      "<div class=\"note\">Throughput per GPU is total (input + output) tokens/s divided by the GPUs serving; "
-      "interactivity is 1000 / median TPOT (ms), the tokens/s one user sees. Lines are Pareto frontiers per "
-      "hardware, framework, precision and speculative decoding over every parallelism and concurrency: points "
-      "on a frontier are drawn larger and outlined. Filled dots are measured, hollow diamonds predicted "
-      "(virtual clock). Points their run judged INVALID (a saturated client, an engine behind its model, too "
-      "many failures) are ringed in red, faded and left out of the frontiers. Hover a point for its "
-      "details.</div>\n";
-  if (scenarios.empty()) html += "<p>No points to show.</p>\n";
+  if (!scenarios.empty())
+    html +=
+        "<div class=\"note\">Throughput per GPU is total (input + output) tokens/s divided by the GPUs serving; "
+        "interactivity is 1000 / median TPOT (ms), the tokens/s one user sees. Lines are Pareto frontiers per "
+        "hardware, framework, precision and speculative decoding over every parallelism and concurrency: points "
+        "on a frontier are drawn larger and outlined. Filled dots are measured, hollow diamonds predicted "
+        "(virtual clock). Points their run judged INVALID (a saturated client, an engine behind its model, too "
+        "many failures) are ringed in red, faded and left out of the frontiers. Hover a point for its "
+        "details.</div>\n";
+  if (scenarios.empty() && agentic_scenarios.empty()) html += "<p>No points to show.</p>\n";
 
   int chart_no = 0;
   for (auto& [scenario, drawn] : scenarios) {
     ++chart_no;
-    // Frontiers per series, on both charts.
-    std::map<std::size_t, std::vector<ChartPoint>> by_series_i, by_series_e;
-    for (std::size_t i = 0; i < drawn.size(); ++i) {
-      const PointMetrics& m = drawn[i].m;
-      if (m.tput_per_gpu > 0 && m.median_intvty > 0)
-        by_series_i[drawn[i].series].push_back({m.median_intvty, m.tput_per_gpu, i});
-      if (m.tput_per_gpu > 0 && m.median_e2el > 0)
-        by_series_e[drawn[i].series].push_back({m.median_e2el, m.tput_per_gpu, i});
-    }
-    ChartSpec intvty{"chart-" + std::to_string(chart_no) + "-interactivity",
-                     "Token throughput per GPU vs. interactivity",
-                     "Interactivity (median) [tok/s/user]",
-                     "Token throughput [tok/s/GPU]",
-                     {}};
-    ChartSpec e2el{"chart-" + std::to_string(chart_no) + "-e2el",
-                   "Token throughput per GPU vs. end-to-end latency",
-                   "End-to-end latency (median) [s]",
-                   "Token throughput [tok/s/GPU]",
-                   {}};
-    std::map<std::size_t, std::size_t> slot_i, slot_e;
-    std::set<std::string> tagged;
-    const auto add_series = [&](ChartSpec& spec, std::map<std::size_t, std::size_t>& slot,
-                                std::map<std::size_t, std::vector<ChartPoint>>& pts, XGoal goal, bool intvty_chart) {
-      for (auto& [s, points] : pts) {
-        slot[s] = spec.series.size();
-        ChartSeries cs{series[s].label, series[s].color, series[s].predicted, {}, {}, ""};
-        // One name per group and chart: the first series of the group (measured before predicted).
-        if (tagged.insert(series[s].group).second) cs.tag = series[s].group;
-        std::vector<ChartPoint> valid;
-        for (const ChartPoint& p : points) {
-          if (!Invalid(*drawn[p.index].point)) valid.push_back(p);
-        }
-        for (const ChartPoint& f : ParetoFront(valid, goal)) {
-          cs.frontier.emplace_back(f.x, f.y);
-          (intvty_chart ? drawn[f.index].front_intvty : drawn[f.index].front_e2el) = true;
-        }
-        for (const ChartPoint& p : points) {
-          const bool front = intvty_chart ? drawn[p.index].front_intvty : drawn[p.index].front_e2el;
-          cs.points.push_back({p.x, p.y, PointTitle(drawn[p.index]), front, Invalid(*drawn[p.index].point)});
-        }
-        spec.series.push_back(std::move(cs));
-      }
-    };
-    add_series(intvty, slot_i, by_series_i, XGoal::kMaximize, true);
-    tagged.clear();
-    add_series(e2el, slot_e, by_series_e, XGoal::kMinimize, false);
-
+    const std::string id = "chart-" + std::to_string(chart_no);
+    const ChartSpec intvty = ParetoChart(
+        {id + "-interactivity",
+         "Token throughput per GPU vs. interactivity",
+         "Interactivity (median) [tok/s/user]",
+         "Token throughput [tok/s/GPU]",
+         {}},
+        drawn, series, [](const Drawn& d) { return d.m.median_intvty; }, XGoal::kMaximize, &Drawn::front_intvty);
+    const ChartSpec e2el = ParetoChart(
+        {id + "-e2el",
+         "Token throughput per GPU vs. end-to-end latency",
+         "End-to-end latency (median) [s]",
+         "Token throughput [tok/s/GPU]",
+         {}},
+        drawn, series, [](const Drawn& d) { return d.m.median_e2el; }, XGoal::kMinimize, &Drawn::front_e2el);
     html += "<section class=\"scenario\" id=\"scenario-" + std::to_string(chart_no) + "\">\n<h2>" +
             EscapeXml(drawn.front().point->key.model) + " · ISL " + std::to_string(drawn.front().point->key.isl) +
             " / OSL " + std::to_string(drawn.front().point->key.osl) + "</h2>\n";
     html += "<div class=\"charts\">\n" + RenderSvgChart(intvty) + RenderSvgChart(e2el) + "</div>\n";
     html += "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" + PointsTable(drawn, series) + "</section>\n";
+  }
+  int agentic_no = 0;
+  for (auto& [scenario, drawn] : agentic_scenarios) {
+    ++agentic_no;
+    const std::string id = "agentic-" + std::to_string(agentic_no);
+    const ChartSpec e2e_norm = ParetoChart(
+        {id + "-e2e-norm",
+         "Token throughput per GPU vs. E2E-normalized interactivity",
+         "E2E-normalized interactivity (P50) [tok/s/user]",
+         "Token throughput [tok/s/GPU]",
+         {}},
+        drawn, series, [](const Drawn& d) { return d.m.median_e2e_norm_intvty; }, XGoal::kMaximize,
+        &Drawn::front_intvty);
+    const ChartSpec full = ParetoChart(
+        {id + "-full-response",
+         "Token throughput per GPU vs. full-response interactivity",
+         "Full-response interactivity (P50) [tok/s/user]",
+         "Token throughput [tok/s/GPU]",
+         {}},
+        drawn, series, [](const Drawn& d) { return d.m.median_full_response_intvty; }, XGoal::kMaximize,
+        &Drawn::front_e2el);
+    const ChartSpec cache = CacheChart(
+        {id + "-cache", "Prefix-cache hit rate vs. users", "Users (concurrent sessions)", "Cache hit rate [%]", {}},
+        drawn, series);
+    html += "<section class=\"scenario agentic\" id=\"" + id + "\">\n<h2>" + EscapeXml(drawn.front().point->key.model) +
+            " · agentic coding (trace replay)</h2>\n";
+    html +=
+        "<div class=\"note agentic-note\">Each point replays agentic-coding session traces with a number of "
+        "concurrent users for a fixed duration; there are no fixed sequence lengths. The first chart's x axis is "
+        "the P50 E2E-normalized interactivity (one over the median of end-to-end latency per output token, what a "
+        "user waits per token including prefill and queueing), the default for agentic points; the second uses "
+        "the P50 full-response interactivity (decode only, InferenceX's canonical agentic interactivity). Series "
+        "are per hardware, framework, precision and KV offload mode; points that offload the KV cache to host DRAM "
+        "are drawn inside a halo. The cache chart shows the prefix-cache hit rate an unbounded cache would reach "
+        "(theoretical, dotted) and the rate the server measured, against users. Points their run judged INVALID "
+        "(aiperf's verdict, or InferenceX's gate of at most 10 % failed requests) are ringed in red, faded and left "
+        "out of the frontiers.</div>\n";
+    html += "<div class=\"charts\">\n" + RenderSvgChart(e2e_norm) + RenderSvgChart(full) + RenderSvgChart(cache) +
+            "</div>\n";
+    html +=
+        "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" + AgenticPointsTable(drawn, series) + "</section>\n";
   }
   html +=
       "</main>\n<footer>Latencies are medians unless stated. Percentiles use linear interpolation. "

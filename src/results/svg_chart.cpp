@@ -110,9 +110,10 @@ std::string RenderSvgChart(const ChartSpec& spec) {
     if (s.frontier.size() < 2) continue;
     std::string d;
     for (const auto& [x, y] : s.frontier) d += (d.empty() ? "M" : "L") + Num(sx(x)) + " " + Num(sy(y));
-    svg += "<path class=\"frontier" + std::string(s.predicted ? " predicted" : " measured") + "\" data-series=\"" +
-           std::to_string(i) + "\" d=\"" + d + "\" stroke=\"" + s.color +
-           "\"><title>Pareto frontier: " + EscapeXml(s.label) + "</title></path>\n";
+    svg += "<path class=\"frontier" + std::string(s.predicted ? " predicted" : " measured") +
+           (s.dashed ? " dashed" : "") + (s.halo ? " offload" : "") + "\" data-series=\"" + std::to_string(i) +
+           "\" d=\"" + d + "\" stroke=\"" + s.color + "\"><title>" + EscapeXml(s.line_title) + ": " +
+           EscapeXml(s.label) + "</title></path>\n";
   }
   // Frontier names at their highest-throughput end, turned inwards so they stay inside the plot.
   for (const ChartSeries& s : spec.series) {
@@ -132,6 +133,10 @@ std::string RenderSvgChart(const ChartSpec& spec) {
       const double cx = sx(p.x);
       const double cy = sy(p.y);
       const std::string data = "\" data-x=\"" + Num(p.x) + "\" data-y=\"" + Num(p.y) + "\"";
+      if (s.halo) {
+        svg += "<circle class=\"halo\" cx=\"" + Num(cx) + "\" cy=\"" + Num(cy) + "\" r=\"" +
+               (p.on_front ? "10" : "8.5") + "\" fill=\"" + s.color + "\" stroke=\"" + s.color + "\"/>";
+      }
       if (s.predicted) {
         svg += "<path class=\"pt predicted" + std::string(p.on_front ? " front" : "") +
                std::string(p.invalid ? " invalid" : "") + data + " d=\"" + Diamond(cx, cy, p.on_front ? 6.5 : 5.5) +
@@ -154,8 +159,13 @@ std::string RenderSvgChart(const ChartSpec& spec) {
   for (std::size_t i = 0; i < spec.series.size(); ++i) {
     const ChartSeries& s = spec.series[i];
     svg += "<g class=\"legend-item\" data-series=\"" + std::to_string(i) + "\">";
-    svg += "<line class=\"frontier" + std::string(s.predicted ? " predicted" : " measured") + "\" x1=\"" + Num(lx) +
-           "\" y1=\"" + Num(ly) + "\" x2=\"" + Num(lx + 26) + "\" y2=\"" + Num(ly) + "\" stroke=\"" + s.color + "\"/>";
+    svg += "<line class=\"frontier" + std::string(s.predicted ? " predicted" : " measured") +
+           (s.dashed ? " dashed" : "") + "\" x1=\"" + Num(lx) + "\" y1=\"" + Num(ly) + "\" x2=\"" + Num(lx + 26) +
+           "\" y2=\"" + Num(ly) + "\" stroke=\"" + s.color + "\"/>";
+    if (s.halo) {
+      svg += "<circle class=\"halo\" cx=\"" + Num(lx + 13) + "\" cy=\"" + Num(ly) + "\" r=\"8\" fill=\"" + s.color +
+             "\" stroke=\"" + s.color + "\"/>";
+    }
     if (s.predicted) {
       svg += "<path class=\"legend-marker predicted\" d=\"" + Diamond(lx + 13, ly, 5.5) + "\" stroke=\"" + s.color +
              "\"/>";

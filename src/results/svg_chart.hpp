@@ -1,5 +1,6 @@
 // A scatter chart with Pareto frontier lines as inline SVG: axes with round ticks and units, a
-// legend, and a hover title on every point. Measured and predicted series use different markers.
+// legend, and a hover title on every point. Measured and predicted series use different markers;
+// a series can draw its markers inside a halo and its line dotted.
 #pragma once
 
 #include <string>
@@ -23,7 +24,10 @@ struct ChartSeries {
   bool predicted = false;          ///< Hollow diamonds and a dashed frontier instead of dots and a solid line.
   std::vector<ChartDatum> points;  ///< Markers.
   std::vector<std::pair<double, double>> frontier;  ///< Frontier polyline, x ascending.
-  std::string tag;  ///< Short name written beside the frontier's highest-throughput end (empty: none).
+  std::string tag;      ///< Short name written beside the frontier's highest-throughput end (empty: none).
+  bool halo = false;    ///< Markers drawn inside a translucent halo (agentic points with KV offloading).
+  bool dashed = false;  ///< The line is dotted (e.g. a theoretical figure beside a measured one).
+  std::string line_title = "Pareto frontier";  ///< What the line is, in its hover title.
 };
 
 /// A whole chart.
