@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <span>
 
 #include "core/diagnostic.hpp"
 #include "results/pareto.hpp"
@@ -24,6 +25,16 @@ constexpr MetricSpec kMetrics[] = {
     {"median_intvty", "tok/s/user", true, &PointMetrics::median_intvty},
     {"median_ttft", "s", false, &PointMetrics::median_ttft},
     {"p99_ttft", "s", false, &PointMetrics::p99_ttft},
+    {"median_e2el", "s", false, &PointMetrics::median_e2el},
+};
+
+// Agentic points have no P99 and two interactivities of their own.
+constexpr MetricSpec kAgenticMetrics[] = {
+    {"tput_per_gpu", "tok/s/GPU", true, &PointMetrics::tput_per_gpu},
+    {"median_e2e_norm_intvty", "tok/s/user", true, &PointMetrics::median_e2e_norm_intvty},
+    {"median_full_response_intvty", "tok/s/user", true, &PointMetrics::median_full_response_intvty},
+    {"median_ttft", "s", false, &PointMetrics::median_ttft},
+    {"p90_ttft", "s", false, &PointMetrics::p90_ttft},
     {"median_e2el", "s", false, &PointMetrics::median_e2el},
 };
 
@@ -66,7 +77,10 @@ Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Poi
     const PointMetrics c = DeScaled(*it->second);
     PointComparison pc;
     pc.key = base->key;
-    for (const MetricSpec& spec : kMetrics) {
+    const bool agentic = base->key.Agentic();
+    const std::span<const MetricSpec> specs =
+        agentic ? std::span<const MetricSpec>(kAgenticMetrics) : std::span<const MetricSpec>(kMetrics);
+    for (const MetricSpec& spec : specs) {
       MetricDelta d;
       d.metric = spec.name;
       d.unit = spec.unit;
@@ -86,14 +100,19 @@ Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Poi
   }
 
   // Frontiers per (scenario, group): each run's throughput/interactivity front, read at every
-  // frontier point of either run inside both fronts' interactivity range.
+  // frontier point of either run inside both fronts' interactivity range. Agentic scenarios and
+  // groups (offload mode included) never meet fixed-length ones; their x is the P50 E2E-normalized
+  // interactivity (DefaultInteractivity).
   using Curves = std::map<std::pair<std::string, std::string>, std::vector<ChartPoint>>;
-  const auto collect = [](const std::vector<Point>& points) {
+  std::set<std::string> agentic_scenarios;
+  const auto collect = [&](const std::vector<Point>& points) {
     Curves curves;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const PointMetrics m = DeScaled(points[i]);
-      if (m.median_intvty <= 0 || m.tput_per_gpu <= 0) continue;
-      curves[{points[i].key.Scenario(), points[i].key.Group()}].push_back({m.median_intvty, m.tput_per_gpu, i});
+      const double x = DefaultInteractivity(points[i], m);
+      if (x <= 0 || m.tput_per_gpu <= 0) continue;
+      if (points[i].key.Agentic()) agentic_scenarios.insert(points[i].key.Scenario());
+      curves[{points[i].key.Scenario(), points[i].key.Group()}].push_back({x, m.tput_per_gpu, i});
     }
     for (auto& [group, pts] : curves) pts = ParetoFront(pts, XGoal::kMaximize);
     return curves;
@@ -111,7 +130,8 @@ Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Poi
       const auto b = FrontAt(base_front, x);
       const auto c = FrontAt(cand_front, x);
       if (!b || !c) continue;
-      FrontierSample s{group.first, group.second, x, *b, *c, Change(*b, *c), false};
+      FrontierSample s{group.first, group.second,   x,     *b,
+                       *c,          Change(*b, *c), false, agentic_scenarios.count(group.first) > 0};
       s.regression = s.change < -options.threshold;
       out.frontier_regressions += s.regression ? 1 : 0;
       out.frontier.push_back(s);
@@ -145,6 +165,9 @@ std::string FormatComparison(const Comparison& c, const CompareOptions& options,
   }
   out += "\nFrontier samples (tok/s/GPU at equal interactivity): " + std::to_string(c.frontier.size()) +
          ", regressions: " + std::to_string(c.frontier_regressions) + "\n";
+  if (std::any_of(c.frontier.begin(), c.frontier.end(), [](const FrontierSample& s) { return s.agentic; })) {
+    out += "(agentic-coding scenarios: at equal P50 E2E-normalized interactivity, per offload mode)\n";
+  }
   header = false;
   for (const FrontierSample& s : c.frontier) {
     if (!verbose && std::fabs(s.change) <= options.threshold) continue;

@@ -36,12 +36,13 @@ struct PointComparison {
 /// The candidate's frontier read against the baseline's at one interactivity.
 struct FrontierSample {
   std::string scenario;      ///< Model and ISL/OSL.
-  std::string group;         ///< Hardware, framework, precision, spec decoding.
-  double interactivity = 0;  ///< tok/s/user where both frontiers were read.
+  std::string group;         ///< Hardware, framework, precision, spec decoding (and offload mode for agentic).
+  double interactivity = 0;  ///< tok/s/user where both frontiers were read (DefaultInteractivity).
   double baseline = 0;       ///< Baseline frontier tok/s/GPU there.
   double candidate = 0;      ///< Candidate frontier tok/s/GPU there.
   double change = 0;         ///< Relative change.
   bool regression = false;   ///< Worse by more than the threshold.
+  bool agentic = false;      ///< An agentic scenario: interactivity is the P50 E2E-normalized one.
 };
 
 /// Everything a comparison found.
@@ -54,7 +55,10 @@ struct Comparison {
   int frontier_regressions = 0;             ///< Frontier samples with a regression.
 };
 
-/// Compares `candidate` with `baseline` (both de-scaled by their time scales).
+/// Compares `candidate` with `baseline` (both de-scaled by their time scales). Points match on their
+/// natural key, so agentic points (keyed by scenario, offload mode and users) only ever meet agentic
+/// points; they are compared on throughput, P50 E2E-normalized and full-response interactivity,
+/// TTFT (P50, P90) and median E2E latency, and their frontiers on P50 E2E-normalized interactivity.
 Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Point>& candidate,
                        const CompareOptions& options);
 

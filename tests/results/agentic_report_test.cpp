@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/file_io.hpp"
+#include "results/compare.hpp"
 #include "results/ingest.hpp"
 #include "results/report.hpp"
 #include "results/result_files.hpp"
@@ -146,6 +147,54 @@ TEST(AgenticReport, AggregatesToStoreToReportAndCsv) {
   EXPECT_NE(row.find(",tp8-ep1-dpafalse-pp1-dcp1-pcp1,,,16,"), std::string::npos) << row;
   EXPECT_NE(row.find(",0.93,0.9,0.78,0.12,1650000,1696,1520,0,1,780,1.41817,"), std::string::npos) << row;
   fs::remove_all(dir);
+}
+
+// `results compare` on agentic points: matched on (scenario, offload mode, users), never with
+// fixed-length points or another offload mode, and frontiers read on E2E-normalized interactivity.
+TEST(AgenticCompare, MatchesOnTheAgenticKeyOnly) {
+  const std::vector<Point> all = Runs()[0].points;
+  std::vector<Point> baseline, candidate;
+  for (const Point& p : all) {
+    // Baseline: fixed points and SGLang without offload; candidate: the same, 10 % slower, plus HiCache.
+    if (p.key.Agentic() && p.key.hw != "b300") continue;
+    if (p.key.OffloadMode() != "kvdram-hicache") baseline.push_back(p);
+    Point slower = p;
+    slower.agg["tput_per_gpu"] = p.agg["tput_per_gpu"].get<double>() * 0.9;
+    candidate.push_back(slower);
+  }
+  const Comparison c = CompareRuns(baseline, candidate, CompareOptions{});
+  // 4 fixed points and 4 SGLang kvnone points match; the HiCache points are new, not matched to kvnone.
+  EXPECT_EQ(c.points.size(), 8u);
+  ASSERT_EQ(c.only_candidate.size(), 2u);
+  for (const std::string& key : c.only_candidate) EXPECT_NE(key.find("kvdram-hicache"), std::string::npos) << key;
+  EXPECT_TRUE(c.only_baseline.empty());
+  EXPECT_EQ(c.point_regressions, 8);
+  int agentic = 0;
+  for (const PointComparison& p : c.points) {
+    if (!p.key.Agentic()) {
+      EXPECT_EQ(p.deltas[1].metric, "median_intvty");
+      continue;
+    }
+    ++agentic;
+    ASSERT_EQ(p.deltas.size(), 6u);
+    EXPECT_EQ(p.deltas[1].metric, "median_e2e_norm_intvty");
+    EXPECT_EQ(p.deltas[2].metric, "median_full_response_intvty");
+    EXPECT_NEAR(p.deltas[0].change, -0.10, 1e-9);
+    EXPECT_EQ(p.deltas[1].change, 0);
+  }
+  EXPECT_EQ(agentic, 4);
+  // Frontier samples per scenario and group; the agentic ones on the kvnone group only.
+  int agentic_samples = 0;
+  for (const FrontierSample& s : c.frontier) {
+    if (!s.agentic) continue;
+    ++agentic_samples;
+    EXPECT_EQ(s.scenario, "Qwen/Qwen3.5-397B-A17B-FP8 agentic-coding");
+    EXPECT_EQ(s.group, "b300 sglang fp8 kvnone");
+    EXPECT_NEAR(s.change, -0.10, 1e-9);
+  }
+  // Read at the frontier's four points (8 to 64 users: compare, unlike the report, keeps INVALID points).
+  EXPECT_EQ(agentic_samples, 4);
+  EXPECT_NE(FormatComparison(c, CompareOptions{}, false).find("P50 E2E-normalized interactivity"), std::string::npos);
 }
 
 }  // namespace
