@@ -39,7 +39,8 @@ void AddReportCommand(CLI::App& app, CommandResult& result) {
   auto cmd = std::make_shared<ReportCommand>();
   auto* sub = app.add_subcommand("report",
                                  "Write one self-contained HTML report (SVG charts: tok/s/GPU vs interactivity and vs "
-                                 "E2E latency, Pareto frontiers, point tables)");
+                                 "E2E latency, Pareto frontiers, point tables; agentic-coding points apart, vs "
+                                 "E2E-normalized and full-response interactivity, with cache hit rate vs users)");
   sub->add_option("--db", cmd->db, "Results store")->capture_default_str();
   sub->add_option(
       "--run", cmd->runs,

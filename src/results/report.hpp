@@ -1,7 +1,11 @@
 // The HTML report: one self-contained file (inline CSS and SVG, no scripts or external assets)
 // with, per scenario (model, ISL/OSL), throughput per GPU against interactivity and against E2E
 // latency, one Pareto frontier per (hardware, framework, precision, spec decoding) group, predicted
-// points beside measured ones, time-scaled runs de-scaled, and a table of every point.
+// points beside measured ones, time-scaled runs de-scaled, and a table of every point. Agentic-coding
+// points get a section of their own per model: throughput per GPU against P50 E2E-normalized and
+// full-response interactivity (series per hardware, framework, precision and KV offload mode, offload
+// drawn as a halo), the prefix-cache hit rate (theoretical and server-measured) against users, and
+// a table of their fields.
 #pragma once
 
 #include <string>
