@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The agentic client on one core against the built-in engine on others: LANES live session trees
 # of the full corpus replayed for DURATION seconds with InferenceX's settings; the engine models
-# minimax-m3 on 4x MI355X at TIME_SCALE (0: max speed, every pass as fast as the host computes
+# minimax-m3 on 8x MI355X at TIME_SCALE (0: max speed, every pass as fast as the host computes
 # it). Prints the client's send lag (sent minus intended time: previous completion plus the
-# recorded gap), requests, throughput, the client's peak memory and CPU time, and the engine's
-# own verdict on whether it kept up. The host must be otherwise idle: say what else ran.
+# recorded gap; the opening wave, every lane's start turn due at once when profiling opens, apart:
+# "open ms" is how long putting it on the wire took), requests, input throughput, the client's
+# peak memory and CPU time, and whether the engine reported keeping up with its model. The host must be otherwise idle: say what else ran.
 #
 # Usage: bench/agentic_vs_engine.sh      Env: INFERMARK (binary), TRACES (corpus), LANES ("64 512"),
 # DURATION (120), TIME_SCALE (0), ENGINE_CPUS (2-7), CLIENT_CPU (1), OUT_DIR, TOKENIZER_DIR.
@@ -22,11 +23,11 @@ CLIENT_CPU="${CLIENT_CPU:-1}"
 PORT=18124
 mkdir -p "$OUT"
 
-printf '%-6s %9s %9s %9s %9s %9s %10s %9s %9s %8s %s\n' lanes requests ok "lag p50" "lag p99" "lag max" \
-  "in tok/s" "RSS MB" "CPU s" verdict "engine"
+printf '%-6s %9s %9s %9s %9s %9s %9s %10s %9s %9s %8s %s\n' lanes requests ok "lag p50" "lag p99" "lag max" \
+  "open ms" "in tok/s" "RSS MB" "CPU s" verdict "engine"
 for lanes in $LANES; do
-  taskset -c "$ENGINE_CPUS" "$IM" engine serve --model minimax-m3 --hardware mi355x --precision fp4 --tp 4 \
-    --port "$PORT" --tokenizer "$TOK" --time-scale "$TIME_SCALE" --max-num-seqs 4096 --threads 4 \
+  taskset -c "$ENGINE_CPUS" "$IM" engine serve --model minimax-m3 --hardware mi355x --precision fp4 --tp 8 \
+    --port "$PORT" --tokenizer "$TOK" --time-scale "$TIME_SCALE" --max-num-seqs 4096 --threads 8 \
     >"$OUT/engine_$lanes.log" 2>&1 &
   engine=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null && break; sleep 0.2; done
@@ -50,8 +51,8 @@ print(f"{n / float(sys.argv[2]):.0f}")
 PY
 )
   engine_note=$(grep -m1 'built-in engine ran behind' "$OUT/client_$lanes.log" >/dev/null && echo "behind its model" || echo "kept up")
-  printf '%-6s %9s %9s %9s %9s %9s %10s %9s %9s %8s %s\n' "$lanes" "$(get 'Profiled requests')" "$(get 'successful:')" \
-    "$(get 'Send lag p50')" "$(get 'Send lag p99')" "$(get 'Send lag max')" "$intoks" "$rss" "$cpu" "$(get 'Verdict')" \
-    "$engine_note"
+  printf '%-6s %9s %9s %9s %9s %9s %9s %10s %9s %9s %8s %s\n' "$lanes" "$(get 'Profiled requests')" \
+    "$(get 'successful:')" "$(get 'Send lag p50')" "$(get 'Send lag p99')" "$(get 'Send lag max')" \
+    "$(get 'Opening wave')" "$intoks" "$rss" "$cpu" "$(get 'Verdict')" "$engine_note"
   cp -r "$OUT/aiperf_artifacts" "$OUT/aiperf_artifacts_$lanes"
 done

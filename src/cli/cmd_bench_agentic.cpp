@@ -72,6 +72,7 @@ void PrintSummary(const agentic::AgenticBench& b, const agentic::AgenticOutputs&
   std::printf("%-44s %12.3f\n", "Send lag p50 (ms):", Percentile(b.send_lag_ms, 50));
   std::printf("%-44s %12.3f\n", "Send lag p99 (ms):", Percentile(b.send_lag_ms, 99));
   std::printf("%-44s %12.3f\n", "Send lag max (ms):", Percentile(b.send_lag_ms, 100));
+  std::printf("%-44s %12.3f\n", "Opening wave: last call out after (ms):", Percentile(b.opening_lag_ms, 100));
   std::printf("%-44s %12s\n", "Verdict:", b.invalid_reasons.empty() ? "VALID" : "INVALID");
   for (const std::string& reason : b.invalid_reasons) std::printf("  - %s\n", reason.c_str());
   for (const std::string& line : outputs.summary) std::printf("%s\n", line.c_str());
