@@ -138,8 +138,8 @@ std::vector<std::string> JudgeReplay(const ReplayRun& run, double duration_s, do
     if (r.record.success) ++ok;
     if (r.overflow) ++overflow;
     // A completed request observed TTFT, and ITL when it streamed more than one chunk.
-    if (r.record.success && r.record.first_chunk_ns &&
-        (r.record.chunk_ns.size() > 1 || r.record.server_output_tokens.value_or(1) <= 1)) {
+    if (r.record.success && r.record.first_chunk_ns && r.record.end_ns &&
+        (*r.record.end_ns > *r.record.first_chunk_ns || r.record.server_output_tokens.value_or(1) <= 1)) {
       ++observed;
     }
   }

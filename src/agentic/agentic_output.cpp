@@ -7,6 +7,7 @@
 #include "agentic/server_metrics.hpp"
 #include "core/clock.hpp"
 #include "core/file_io.hpp"
+#include "core/version.hpp"
 
 namespace infermark::agentic {
 namespace {
@@ -145,6 +146,15 @@ AgenticOutputs WriteAgenticOutputs(const AgenticRunView& view, const AgenticOutp
   AgenticIdentity identity = options.identity;
   if (identity.result_filename.empty()) identity.result_filename = name;
   out.aggregate = AgenticAggregate(artifacts, identity, ExpectedOutputsOf(*view.corpus));
+  // infermark's own block after InferenceX's fields: what produced the point.
+  out.aggregate["infermark"] = Json{{"kind", view.predicted ? "predicted" : "measured"},
+                                    {"infermark_version", std::string(kVersion)},
+                                    {"git_commit", GitCommit()},
+                                    {"corpus", view.corpus->origin},
+                                    {"plays_started", view.run->plays_started},
+                                    {"sessions_ended_by_overflow", view.run->sessions_ended_by_overflow},
+                                    {"idle_shifted_s", view.run->idle_shifted_s},
+                                    {"submission_invalid_reasons", view.invalid_reasons}};
   fs::create_directories(fs::path(out.aggregate_path).parent_path());
   WriteFileAtomic(out.aggregate_path, out.aggregate.dump(2));
   return out;

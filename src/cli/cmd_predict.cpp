@@ -82,12 +82,14 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
     }
     std::cout << DumpJson(out) << '\n';
   } else {
-    std::printf("%-5s %3s %5s %12s %12s %10s %10s %10s  %s\n", "seq", "tp", "conc", "tok/s/GPU", "tok/s/user", "TTFT s",
-                "TPOT ms", "E2EL s", "status");
+    std::printf("%-11s %3s %5s %12s %12s %10s %10s %10s  %s\n", "seq", "tp", "conc", "tok/s/GPU", "tok/s/user",
+                "TTFT s", "TPOT ms", "E2EL s", "status");
     for (const auto& row : s.rows) {
       const sim::PredictedFigures& f = row.figures;
-      std::printf("%-5s %3d %5d %12.1f %12.2f %10.3f %10.2f %10.2f  %s%s%s\n", row.row.SeqLen().c_str(), row.row.tp,
-                  row.row.Conc(), f.tput_per_gpu, f.median_intvty, f.median_ttft, f.median_tpot * 1e3, f.median_e2el,
+      // Agentic rows: the offload mode where a sequence length would be (conc = users).
+      const std::string seq = row.row.Agentic() ? "agentic/kv" + row.row.kv_offloading : row.row.SeqLen();
+      std::printf("%-11s %3d %5d %12.1f %12.2f %10.3f %10.2f %10.2f  %s%s%s\n", seq.c_str(), row.row.tp, row.row.Conc(),
+                  f.tput_per_gpu, f.median_intvty, f.median_ttft, f.median_tpot * 1e3, f.median_e2el,
                   runner::StatusName(row.outcome.status), row.outcome.reason.empty() ? "" : ": ",
                   row.outcome.reason.c_str());
     }

@@ -73,6 +73,7 @@ std::vector<std::string> PredictAgenticRow(const matrix::MatrixRow& row, const R
   view.run = &p.run;
   view.unix_at_zero = static_cast<double>(p.virtual_start_unix_ns) / 1e9;
   view.predicted = true;
+  view.server_metrics = p.server_metrics;
   const double duration_s = static_cast<double>(p.run.window_close_ns - p.run.window_open_ns) / 1e9;
   view.invalid_reasons =
       agentic::JudgeReplay(p.run, duration_s, c.min_duration_s, c.unsafe_override, {}, c.max_send_lag_p99_ms);

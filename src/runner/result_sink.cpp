@@ -1,5 +1,7 @@
 #include "runner/result_sink.hpp"
 
+#include <filesystem>
+
 #include "core/file_io.hpp"
 #include "core/host.hpp"
 #include "core/version.hpp"
@@ -40,7 +42,15 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
     options.kind = info.predicted ? results::PointKind::kPredicted : results::PointKind::kMeasured;
     options.time_scale = plan.time_scale;
     options.config_key = info.recipe;
-    results::Point point = results::PointFromClientResult(raw, result, options, plan.result_path);
+    // An agentic row's result is InferenceX's agentic aggregate, with aiperf's run summary in the
+    // row's artifact folder.
+    Json summary = nullptr;
+    const std::string summary_path = plan.log_dir + "/aiperf_artifacts/profile_export_aiperf.json";
+    if (std::error_code ec; plan.agentic_config && std::filesystem::exists(summary_path, ec))
+      summary = Json::parse(ReadFile(summary_path));
+    results::Point point = plan.agentic_config
+                               ? results::PointFromAgenticAggregate(raw, result, summary, options, plan.result_path)
+                               : results::PointFromClientResult(raw, result, options, plan.result_path);
     if (point.provenance.matrix_row.is_null()) point.provenance.matrix_row = row.raw;
     if (point.provenance.engine_flags.empty()) {
       for (const auto& a : plan.server.argv)

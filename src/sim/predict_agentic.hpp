@@ -6,6 +6,7 @@
 
 #include "agentic/replay.hpp"
 #include "agentic/trace.hpp"
+#include "core/json_text.hpp"
 #include "perfmodel/deployment.hpp"
 #include "perfmodel/scheduler.hpp"
 #include "sim/virtual_target.hpp"
@@ -17,6 +18,9 @@ struct AgenticPrediction {
   agentic::ReplayRun run;                  ///< Every request's record, on the virtual clock from 0.
   perfmodel::SchedulerStats stats;         ///< The model's counters (prefix-cache hits among them).
   std::int64_t virtual_start_unix_ns = 0;  ///< The Unix time the virtual clock's 0 stands for.
+  /// The model's counters over the profiling window as server_metrics_export.json (vLLM's or
+  /// SGLang's names), as a measured run scrapes them from the engine.
+  Json server_metrics = Json::object();
 };
 
 /// Replays `corpus` with `options` against `deployment` in virtual time (text is never built).
