@@ -7,6 +7,7 @@
 #include "agentic/server_metrics.hpp"
 #include "core/clock.hpp"
 #include "core/file_io.hpp"
+#include "core/host.hpp"
 #include "core/version.hpp"
 
 namespace infermark::agentic {
@@ -44,6 +45,7 @@ AgenticRunView ViewOf(const AgenticBench& bench) {
   v.unix_at_zero = bench.unix_at_zero;
   v.server_metrics = bench.server_metrics;
   v.invalid_reasons = bench.invalid_reasons;
+  v.time_scale = bench.report.time_scale;
   return v;
 }
 
@@ -149,6 +151,8 @@ AgenticOutputs WriteAgenticOutputs(const AgenticRunView& view, const AgenticOutp
   // infermark's own block after InferenceX's fields: what produced the point.
   out.aggregate["infermark"] = Json{{"kind", view.predicted ? "predicted" : "measured"},
                                     {"infermark_version", std::string(kVersion)},
+                                    {"host", HostName()},
+                                    {"time_scale", view.time_scale},
                                     {"git_commit", GitCommit()},
                                     {"corpus", view.corpus->origin},
                                     {"plays_started", view.run->plays_started},

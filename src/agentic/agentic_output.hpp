@@ -22,6 +22,7 @@ struct AgenticRunView {
   double unix_at_zero = 0;                   ///< Unix seconds of the run clock's 0.
   Json server_metrics = Json::object();      ///< server_metrics_export.json's body ({}: none).
   std::vector<std::string> invalid_reasons;  ///< Empty: valid.
+  double time_scale = 1;                     ///< The served hardware ran this many times faster than modelled.
   bool predicted = false;                    ///< The answers came from the model on a virtual clock.
 };
 

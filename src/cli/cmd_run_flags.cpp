@@ -65,6 +65,8 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
   cmd->add_option("--runner-name", o.plan.runner_name, "Concrete runner name in result file names");
   cmd->add_option("--port", o.plan.port, "Server port (default: the site's)");
   cmd->add_option("--time-scale", o.plan.time_scale, "Built-in engine: run the modelled GPU this many times faster");
+  cmd->add_option("--agentic-duration", o.plan.agentic_duration_s,
+                  "Agentic rows: seconds of each profiling phase instead of the row's DURATION (under 900: unsafe)");
   cmd->add_option("--prompts-per-conc", o.plan.prompts_per_conc, "Prompts per point = this x conc (InferenceX: 10)");
   cmd->add_option("--warmups-per-conc", o.plan.warmups_per_conc, "Warm-up requests = this x conc (InferenceX: 2)");
   cmd->add_option("--startup-timeout", o.startup_timeout_s, "Seconds a server may take to become ready");

@@ -216,7 +216,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     plan.agentic_config = RowAgenticConfig(
         row, "http://127.0.0.1:" + std::to_string(plan.port), tokenizer,
         site.defaults.agentic_traces.empty() ? std::string() : site.Resolve(site.defaults.agentic_traces),
-        site.defaults.agentic_duration_s);
+        options.agentic_duration_s.value_or(site.defaults.agentic_duration_s));
     SpawnSpec client;
     client.argv = BenchAgenticArgv(infermark, *plan.agentic_config, plan.result_dir, plan.result_filename,
                                    (fs::path(plan.log_dir) / "aiperf_artifacts").string());
@@ -250,7 +250,7 @@ RowPlan PlanPredictedRow(const matrix::MatrixRow& row, const SiteConfig& site, c
     plan.agentic_config = RowAgenticConfig(
         row, "", tokenizer,
         site.defaults.agentic_traces.empty() ? std::string() : site.Resolve(site.defaults.agentic_traces),
-        site.defaults.agentic_duration_s);
+        options.agentic_duration_s.value_or(site.defaults.agentic_duration_s));
   } else {
     plan.client_config = RowClientConfig(row, "", ppc, wpc, plan.result_dir, plan.result_filename, tokenizer);
   }

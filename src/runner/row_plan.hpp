@@ -20,13 +20,14 @@ namespace infermark::runner {
 
 /// Per-run settings that override the site defaults.
 struct PlanOptions {
-  std::string result_dir;               ///< Result folder (empty: the site's).
-  std::string runner_name;              ///< Concrete runner name (empty: the site's, else the host name).
-  std::optional<int> port;              ///< Port override.
-  std::optional<double> time_scale;     ///< Built-in engine time scale override.
-  std::optional<int> prompts_per_conc;  ///< Prompts per concurrency override.
-  std::optional<int> warmups_per_conc;  ///< Warm-ups per concurrency override.
-  std::string infermark;                ///< This binary (client and built-in engine); empty: found via /proc.
+  std::string result_dir;                    ///< Result folder (empty: the site's).
+  std::string runner_name;                   ///< Concrete runner name (empty: the site's, else the host name).
+  std::optional<int> port;                   ///< Port override.
+  std::optional<double> time_scale;          ///< Built-in engine time scale override.
+  std::optional<double> agentic_duration_s;  ///< Agentic rows: profiling seconds instead of the site's or row's.
+  std::optional<int> prompts_per_conc;       ///< Prompts per concurrency override.
+  std::optional<int> warmups_per_conc;       ///< Warm-ups per concurrency override.
+  std::string infermark;                     ///< This binary (client and built-in engine); empty: found via /proc.
 };
 
 /// Everything needed to run one row.

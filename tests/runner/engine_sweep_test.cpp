@@ -111,6 +111,37 @@ TEST(EngineSweep, SeveralRowsOnTheBuiltinEngineAreStoredAndReported) {
   EXPECT_GT(result["infermark"]["server"]["step_lateness"]["passes"].get<int>(), 0);
 }
 
+TEST(EngineSweep, AgenticRowsReplayTheSessionsAndAreStoredAsAgenticPoints) {
+  test::ScratchDir dir;
+  const std::string results = dir / "results";
+  const std::string db = dir / "store.db";
+  // Two rows of the founding model's agentic entry (4 users, prefix cache alone and with the
+  // DRAM tier), 8 s of profiling each against the built-in engine at time scale 50.
+  const ProcessResult r =
+      test::RunInfermark({"sweep", "minimaxm3-fp4-mi355x-vllm-agentic", "--site", test::SourcePath("infermark.yaml"),
+                          "--conc", "4", "--time-scale", "50", "--agentic-duration", "8", "--result-dir", results,
+                          "--database", db, "--port", std::to_string(test::FreePort()), "--runner-name", "demo_00"},
+                         test::SourcePath(""));
+  // Runs under the 900 s minimum are INVALID by InferenceX's rule: still results, stored.
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  const auto points = StoredPoints(db);
+  ASSERT_EQ(points.size(), 2u) << r.out << r.err;
+  const std::string stem =
+      "minimaxm3_tp4_conc4_kvdram-native_fp4_vllm_tp4-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-"
+      "none_conc4_demo_00";
+  const Json agg = Json::parse(ReadFile(results + "/" + stem + ".json"));
+  EXPECT_EQ(agg["kv_offloading"], "dram");
+  EXPECT_EQ(agg["hw"], "cluster:mi355x-local");
+  EXPECT_EQ(agg["conc"], 4);
+  EXPECT_EQ(agg["infermark"]["kind"], "measured");
+  EXPECT_GT(agg["num_requests_successful"].get<int>(), 0);
+  EXPECT_TRUE(agg["server_metrics"]["present"].get<bool>());
+  EXPECT_TRUE(fs::exists(results + "/logs/" + stem + "/aiperf_artifacts/profile_export.jsonl"));
+  const Json state = Json::parse(ReadFile(results + "/" + stem + ".row.json"));
+  EXPECT_NE(state["server_argv"].dump().find("--kv-offloading-size"), std::string::npos) << state.dump();
+  for (const auto& p : points) ExpectProvenance(p, 50.0, results::PointKind::kMeasured);
+}
+
 TEST(PredictRecipes, TheFoundingRecipesThirtyPointsAreWrittenAndStoredAsPredicted) {
   test::ScratchDir dir;
   const std::string db = dir / "store.db";
