@@ -3,7 +3,8 @@
 # prints the founding recipe's job matrix (MiniMax-M3 MXFP4 on MI355X with vLLM: 30 jobs),
 # predicts its 30 points on the built-in engine's virtual clock, then sweeps all 30 rows against
 # the built-in engine modelling MI355X — real HTTP, the real load generator — stores every point
-# and writes the report (demo-results/report.html). Prediction and sweep run the same client with
+# and writes the report (demo-results/report.html). The founding model's agentic-coding rows are
+# predicted too (an hour of session replay per point, in about a second for all eight). Prediction and sweep run the same client with
 # the same settings, so each measured point and its prediction differ only in the target.
 #
 # Scaled to finish in minutes on 2 cores: the engine runs the modelled MI355X TIME_SCALE times
@@ -38,6 +39,11 @@ echo "== infermark predict --config-keys $KEY (virtual clock, the sweep's client
 echo "   ($PROMPTS_PER_CONC x conc prompts, $WARMUPS_PER_CONC x conc warm-ups per point)"
 "$IM" predict --config-keys "$KEY" --format table --result-dir "$OUT" --database "$OUT/infermark.db" \
   --prompts-per-conc "$PROMPTS_PER_CONC" --warmups-per-conc "$WARMUPS_PER_CONC"
+
+echo
+echo "== infermark predict --config-keys $KEY-agentic (agentic-coding rows: coding-agent sessions replayed"
+echo "   at 4-32 users for an hour, prefix cache alone and with the DRAM tier, on the virtual clock) =="
+"$IM" predict --config-keys "$KEY-agentic" --format table --result-dir "$OUT" --database "$OUT/infermark.db"
 
 echo
 echo "== infermark sweep $KEY on the built-in engine modelling MI355X =="
