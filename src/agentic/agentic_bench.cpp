@@ -107,7 +107,9 @@ class ScrapedTarget final : public loadgen::Target {
   double& close_unix_;
 };
 
-double Percentile(std::vector<double> v, double p) {
+}  // namespace
+
+double LinearPercentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   const double k = (static_cast<double>(v.size()) - 1) * p / 100.0;
@@ -115,8 +117,6 @@ double Percentile(std::vector<double> v, double p) {
   const std::size_t hi = std::min(lo + 1, v.size() - 1);
   return v[lo] + (v[hi] - v[lo]) * (k - static_cast<double>(lo));
 }
-
-}  // namespace
 
 std::vector<std::string> JudgeReplay(const ReplayRun& run, double duration_s, double min_duration_s,
                                      bool unsafe_override, const std::vector<double>& send_lag_ms,
@@ -153,7 +153,7 @@ std::vector<std::string> JudgeReplay(const ReplayRun& run, double duration_s, do
                       Format(100.0 * static_cast<double>(observed) / static_cast<double>(ok), 1) +
                       " % of the completed requests (under 98 %)");
   }
-  const double lag = Percentile(send_lag_ms, 99);
+  const double lag = LinearPercentile(send_lag_ms, 99);
   if (lag > max_send_lag_p99_ms) {
     reasons.push_back("the client sent calls late: p99 send lag " + Format(lag, 3) + " ms over " +
                       Format(max_send_lag_p99_ms, 3) + " ms (the client, not the server, set their times)");
@@ -197,7 +197,9 @@ AgenticBench RunAgenticBench(const AgenticBenchConfig& config) {
   o.threads = 1;  // one client core runs every lane
   o.cpus = config.cpus;
   loadgen::HttpTarget http(o);
-  http.Connect(config.replay.concurrency);
+  // Subagents take a tree past one request in flight: twice the lanes, as InferenceX sizes the
+  // engines' --max-num-seqs, so a spawn does not pay for a TCP connect on the send path.
+  http.Connect(2 * config.replay.concurrency);
 
   std::vector<std::string> urls{config.base_url + "/metrics"};
   urls.insert(urls.end(), config.server_metrics_urls.begin(), config.server_metrics_urls.end());

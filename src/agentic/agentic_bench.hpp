@@ -56,6 +56,9 @@ struct AgenticBench {
 /// server cannot be reached before the run.
 AgenticBench RunAgenticBench(const AgenticBenchConfig& config);
 
+/// The `p`-th percentile of `values`, interpolated linearly at k = (n − 1)·p/100 (0 when empty).
+double LinearPercentile(std::vector<double> values, double p);
+
 /// InferenceX's validity rules and the client's own, over a finished replay: the reasons it is
 /// invalid (empty: valid).
 std::vector<std::string> JudgeReplay(const ReplayRun& run, double duration_s, double min_duration_s,

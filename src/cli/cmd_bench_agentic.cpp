@@ -30,10 +30,8 @@ struct AgenticFlags {
   double min_duration_s = 900;
 };
 
-double Percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size())))];
+double Percentile(const std::vector<double>& v, double p) {
+  return agentic::LinearPercentile(v, p);
 }
 
 void PrintSummary(const agentic::AgenticBench& b, const agentic::AgenticOutputs& outputs) {
