@@ -14,6 +14,7 @@
 
 #include "core/diagnostic.hpp"
 #include "core/parallel_chunks.hpp"
+#include "tokenizer/locate.hpp"
 
 namespace infermark::agentic {
 namespace {
@@ -331,16 +332,6 @@ std::optional<std::string> FromCacheRepo(const fs::path& repo) {
   return std::nullopt;
 }
 
-std::vector<fs::path> HubCaches() {
-  std::vector<fs::path> roots;
-  if (const char* v = std::getenv("HF_HUB_CACHE"); v != nullptr && *v != '\0') roots.emplace_back(v);
-  if (const char* v = std::getenv("HF_HOME"); v != nullptr && *v != '\0') roots.push_back(fs::path(v) / "hub");
-  if (const char* v = std::getenv("HOME"); v != nullptr && *v != '\0') {
-    roots.push_back(fs::path(v) / ".cache" / "huggingface" / "hub");
-  }
-  return roots;
-}
-
 // aiperf's public-dataset aliases ("semianalysis_cc_traces_weka_062126[_256k]") name the
 // datasets "semianalysisai/cc-traces-weka-062126[-256k]".
 std::string DatasetName(const std::string& spec) {
@@ -370,8 +361,8 @@ std::string ResolveTraceSource(const std::string& spec, const std::string& flag)
   const std::size_t slash = name.find('/');
   if (slash != std::string::npos && name.find('/', slash + 1) == std::string::npos) {
     const std::string repo = "datasets--" + name.substr(0, slash) + "--" + name.substr(slash + 1);
-    for (const fs::path& root : HubCaches()) {
-      if (auto f = FromCacheRepo(root / repo)) return *f;
+    for (const std::string& root : tokenizer::HubCacheRoots()) {
+      if (auto f = FromCacheRepo(fs::path(root) / repo)) return *f;
     }
   }
   throw InputError(Diagnostic{SourceMark{}, "", flag,

@@ -10,16 +10,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> CacheRoots() {
-  std::vector<fs::path> roots;
-  if (const char* v = std::getenv("HF_HUB_CACHE"); v != nullptr && *v != '\0') roots.emplace_back(v);
-  if (const char* v = std::getenv("HF_HOME"); v != nullptr && *v != '\0') roots.push_back(fs::path(v) / "hub");
-  if (const char* v = std::getenv("HOME"); v != nullptr && *v != '\0') {
-    roots.push_back(fs::path(v) / ".cache" / "huggingface" / "hub");
-  }
-  return roots;
-}
-
 bool HasTokenizer(const fs::path& folder) {
   std::error_code ec;
   return fs::is_regular_file(folder / "tokenizer.json", ec);
@@ -33,8 +23,8 @@ std::optional<std::string> Locate(const std::string& spec) {
   if (fs::is_directory(spec, ec)) return HasTokenizer(spec) ? std::optional<std::string>(spec) : std::nullopt;
   std::string folder_name = "models--";
   for (const char c : spec) folder_name += c == '/' ? std::string("--") : std::string(1, c);
-  for (const fs::path& root : CacheRoots()) {
-    const fs::path model = root / folder_name;
+  for (const std::string& root : HubCacheRoots()) {
+    const fs::path model = fs::path(root) / folder_name;
     if (!fs::is_directory(model, ec)) continue;
     std::ifstream ref(model / "refs" / "main");
     std::string commit;
@@ -46,6 +36,17 @@ std::optional<std::string> Locate(const std::string& spec) {
     }
   }
   return std::nullopt;
+}
+
+std::vector<std::string> HubCacheRoots() {
+  std::vector<std::string> roots;
+  if (const char* v = std::getenv("HF_HUB_CACHE"); v != nullptr && *v != '\0') roots.emplace_back(v);
+  if (const char* v = std::getenv("HF_HOME"); v != nullptr && *v != '\0')
+    roots.push_back((fs::path(v) / "hub").string());
+  if (const char* v = std::getenv("HOME"); v != nullptr && *v != '\0') {
+    roots.push_back((fs::path(v) / ".cache" / "huggingface" / "hub").string());
+  }
+  return roots;
 }
 
 }  // namespace infermark::tokenizer

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace infermark::tokenizer {
 
@@ -12,5 +13,9 @@ namespace infermark::tokenizer {
 /// ~/.cache/huggingface/hub (the one refs/main names, else any holding a tokenizer.json).
 /// nullopt when nothing is found.
 std::optional<std::string> Locate(const std::string& spec);
+
+/// The local Hugging Face hub caches, in the order Hugging Face looks: $HF_HUB_CACHE, $HF_HOME/hub,
+/// ~/.cache/huggingface/hub (those whose variables are set).
+std::vector<std::string> HubCacheRoots();
 
 }  // namespace infermark::tokenizer
