@@ -4,8 +4,9 @@
 # predicts its 30 points on the built-in engine's virtual clock, then sweeps all 30 rows against
 # the built-in engine modelling MI355X — real HTTP, the real load generator — stores every point
 # and writes the report (demo-results/report.html). The founding model's agentic-coding rows are
-# predicted too (an hour of session replay per point, in about a second for all eight). Prediction and sweep run the same client with
-# the same settings, so each measured point and its prediction differ only in the target.
+# predicted too (an hour of session replay per point, about a second for all eight). Prediction
+# and sweep run the same client with the same settings, so each measured point and its
+# prediction differ only in the target.
 #
 # Scaled to finish in minutes on 2 cores: the engine runs the modelled MI355X TIME_SCALE times
 # faster (results say so and the report shows them de-scaled), and each point sends
