@@ -92,7 +92,7 @@ const Graph& Allowed() {
       {"metrics", {"core"}},
       {"perfmodel", {"core"}},  // no I/O beyond data files: never http, loadgen, engine or sim
       {"results", {"core"}},
-      {"loadgen", {"metrics", "http", "tokenizer", "core"}},  // never perfmodel, engine or sim
+      {"loadgen", {"metrics", "http", "tokenizer", "core"}},             // never perfmodel, engine or sim
       {"agentic", {"loadgen", "metrics", "http", "tokenizer", "core"}},  // a client: never perfmodel, engine or sim
       {"engine", {"perfmodel", "http", "tokenizer", "core"}},
       {"sim", {"agentic", "loadgen", "perfmodel", "metrics", "core"}},

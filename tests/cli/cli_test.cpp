@@ -63,8 +63,9 @@ TEST(Cli, ValidateReportsExactlyTheTenInvalidFixtureEntries) {
 }
 
 TEST(Cli, ValidateMergedFlagsCrossFileDuplicates) {
-  const auto r = RunInfermark({"validate", "--merged", test::Fixture("inferencex/configs/deprecated/amd-1k1k-master.yaml"),
-                               test::Fixture("inferencex/configs/deprecated/amd-minimaxm3-8k1k-master.yaml")});
+  const auto r =
+      RunInfermark({"validate", "--merged", test::Fixture("inferencex/configs/deprecated/amd-1k1k-master.yaml"),
+                    test::Fixture("inferencex/configs/deprecated/amd-minimaxm3-8k1k-master.yaml")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("duplicate configuration key"), std::string::npos);
 }
@@ -81,14 +82,16 @@ TEST(Cli, BadYamlNeverCrashes) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"truncated.yaml", "a:\n  image: [x,\n"},
       {"types.yaml", "k:\n  image: 1\n  multinode: maybe\n  scenarios: []\n"},
-      {"huge.yaml", "k:\n  image: i\n  model: m\n  model-prefix: p\n  precision: fp8\n  framework: vllm\n"
-                    "  runner: r\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1\n      osl: 1\n"
-                    "      search-space:\n      - { tp: 99999999999999999999999, conc-list: [1] }\n"},
+      {"huge.yaml",
+       "k:\n  image: i\n  model: m\n  model-prefix: p\n  precision: fp8\n  framework: vllm\n"
+       "  runner: r\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n    - isl: 1\n      osl: 1\n"
+       "      search-space:\n      - { tp: 99999999999999999999999, conc-list: [1] }\n"},
       {"deep.yaml", std::string(5000, '[')},
       {"binary.yaml", std::string("\x00\x01\xff\xfe", 4)},
-      {"bomb.yaml", "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
-                    "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
-                    "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"},
+      {"bomb.yaml",
+       "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+       "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+       "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"},
   };
   for (const auto& [name, text] : cases) {
     std::ofstream(dir / name, std::ios::binary) << text;
@@ -100,10 +103,10 @@ TEST(Cli, BadYamlNeverCrashes) {
 }
 
 TEST(Cli, MatrixJsonIsTheExactReferenceText) {
-  const auto r = RunInfermark({"matrix", "full-sweep", "--single-node", "--framework", "vllm", "--model-prefix",
-                               "minimaxm3", "--config-files",
-                               test::Fixture("golden-matrix/seed-minimaxm3-fp4-mi355x-vllm.yaml"), "--runner-config",
-                               test::Fixture("inferencex/configs/runners.yaml"), "--format", "json"});
+  const auto r =
+      RunInfermark({"matrix", "full-sweep", "--single-node", "--framework", "vllm", "--model-prefix", "minimaxm3",
+                    "--config-files", test::Fixture("golden-matrix/seed-minimaxm3-fp4-mi355x-vllm.yaml"),
+                    "--runner-config", test::Fixture("inferencex/configs/runners.yaml"), "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Json::parse(r.out).size(), 30u);
   EXPECT_EQ(r.out.substr(0, 18), "[{\"image\": \"vllm/v");
@@ -111,8 +114,8 @@ TEST(Cli, MatrixJsonIsTheExactReferenceText) {
 
 TEST(Cli, MatrixDefaultsToTheProjectCatalogAndFormats) {
   const std::string root = test::SourcePath("");
-  auto r = RunInfermark({"matrix", "test-config", "--config-keys", "minimaxm3-fp4-mi355x-vllm", "--format", "table"},
-                        root);
+  auto r =
+      RunInfermark({"matrix", "test-config", "--config-keys", "minimaxm3-fp4-mi355x-vllm", "--format", "table"}, root);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("30 rows, 2 with evals"), std::string::npos) << r.out;
   r = RunInfermark({"matrix", "test-config", "--config-keys", "minimaxm3-fp4-mi355x-vllm", "--format", "names",
