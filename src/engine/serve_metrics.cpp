@@ -118,6 +118,19 @@ void Family(std::string& out, const char* name, const char* type, const char* he
   }
 }
 
+// One histogram family: its HELP and TYPE lines, then its buckets, sum and count.
+void HistogramFamily(std::string& out, const Histogram& h, const char* name, const char* help,
+                     const std::string& labels) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += " histogram\n";
+  h.Render(out, name, labels);
+}
+
 }  // namespace
 
 // The names are the engines' own, and those InferenceX's agentic aggregation reads
@@ -192,18 +205,12 @@ void ServeMetrics::RenderVllm(std::string& out, const std::string& labels, const
   out += "vllm:request_success_total{" + labels + ",finished_reason=\"abort\"} " + std::to_string(aborted) + '\n';
   Metric(out, "infermark:requests_rejected_total", "counter", "Requests refused because the waiting queue was full.",
          labels, double(rejected));
-  out +=
-      "# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.\n"
-      "# TYPE vllm:time_to_first_token_seconds histogram\n";
-  ttft.Render(out, "vllm:time_to_first_token_seconds", labels);
-  out +=
-      "# HELP vllm:time_per_output_token_seconds Histogram of time per output token in seconds.\n"
-      "# TYPE vllm:time_per_output_token_seconds histogram\n";
-  tpot.Render(out, "vllm:time_per_output_token_seconds", labels);
-  out +=
-      "# HELP vllm:e2e_request_latency_seconds Histogram of end to end request latency in seconds.\n"
-      "# TYPE vllm:e2e_request_latency_seconds histogram\n";
-  e2e.Render(out, "vllm:e2e_request_latency_seconds", labels);
+  HistogramFamily(out, ttft, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+                  labels);
+  HistogramFamily(out, tpot, "vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.",
+                  labels);
+  HistogramFamily(out, e2e, "vllm:e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
+                  labels);
 }
 
 void ServeMetrics::RenderSglang(std::string& out, const std::string& labels, const SchedulerGauges& g) const {
@@ -243,18 +250,12 @@ void ServeMetrics::RenderSglang(std::string& out, const std::string& labels, con
   Metric(out, "sglang:num_aborted_requests_total", "counter", "Number of requests aborted.", labels, double(aborted));
   Metric(out, "infermark:requests_rejected_total", "counter", "Requests refused because the waiting queue was full.",
          labels, double(rejected));
-  out +=
-      "# HELP sglang:time_to_first_token_seconds Histogram of time to first token in seconds.\n"
-      "# TYPE sglang:time_to_first_token_seconds histogram\n";
-  ttft.Render(out, "sglang:time_to_first_token_seconds", labels);
-  out +=
-      "# HELP sglang:inter_token_latency_seconds Histogram of inter-token latency in seconds.\n"
-      "# TYPE sglang:inter_token_latency_seconds histogram\n";
-  tpot.Render(out, "sglang:inter_token_latency_seconds", labels);
-  out +=
-      "# HELP sglang:e2e_request_latency_seconds Histogram of end-to-end request latency in seconds.\n"
-      "# TYPE sglang:e2e_request_latency_seconds histogram\n";
-  e2e.Render(out, "sglang:e2e_request_latency_seconds", labels);
+  HistogramFamily(out, ttft, "sglang:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+                  labels);
+  HistogramFamily(out, tpot, "sglang:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+                  labels);
+  HistogramFamily(out, e2e, "sglang:e2e_request_latency_seconds", "Histogram of end-to-end request latency in seconds.",
+                  labels);
 }
 
 std::string ServeMetrics::Render(const std::string& model_name, const SchedulerGauges& g) const {
@@ -264,11 +265,8 @@ std::string ServeMetrics::Render(const std::string& model_name, const SchedulerG
     RenderSglang(out, labels, g);
   else
     RenderVllm(out, labels, g);
-  out +=
-      "# HELP infermark:step_lateness_seconds How late each forward pass ended against the modelled schedule, in "
-      "real seconds.\n"
-      "# TYPE infermark:step_lateness_seconds histogram\n";
-  step_lateness.Render(out, "infermark:step_lateness_seconds", labels);
+  HistogramFamily(out, step_lateness, "infermark:step_lateness_seconds",
+                  "How late each forward pass ended against the modelled schedule, in real seconds.", labels);
   Metric(out, "infermark:step_lateness_max_seconds", "gauge", "The latest a pass has ended, in real seconds.", labels,
          step_lateness_max);
   Metric(out, "infermark:clock_slips_total", "counter",
