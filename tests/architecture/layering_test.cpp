@@ -90,13 +90,15 @@ const Graph& Allowed() {
       {"tokenizer", {"core"}},
       {"http", {"core"}},
       {"metrics", {"core"}},
+      {"gpu", {"core"}},        // telemetry through NVML loaded at run time: no build dependency on a driver
       {"perfmodel", {"core"}},  // no I/O beyond data files: never http, loadgen, engine or sim
       {"results", {"core"}},
       {"loadgen", {"metrics", "http", "tokenizer", "core"}},             // never perfmodel, engine or sim
       {"agentic", {"loadgen", "metrics", "http", "tokenizer", "core"}},  // a client: never perfmodel, engine or sim
       {"engine", {"perfmodel", "http", "tokenizer", "core"}},
       {"sim", {"agentic", "loadgen", "perfmodel", "metrics", "core"}},
-      {"runner", {"agentic", "sim", "loadgen", "results", "matrix", "perfmodel", "metrics", "http", "catalog", "core"}},
+      {"runner",
+       {"agentic", "sim", "gpu", "loadgen", "results", "matrix", "perfmodel", "metrics", "http", "catalog", "core"}},
   };
   return g;
 }
