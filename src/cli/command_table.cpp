@@ -20,7 +20,9 @@ bool RegisterCommand(const char* name, AddCommand add) {
 
 void AddCommands(CLI::App& app, CommandResult& result, std::string_view chosen) {
   auto& table = Table();
-  std::sort(table.begin(), table.end(), [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
+  // Stable: files adding to one group (see CommandGroup) keep their registration order.
+  std::stable_sort(table.begin(), table.end(),
+                   [](const auto& a, const auto& b) { return std::strcmp(a.first, b.first) < 0; });
   bool found = false;
   for (const auto& [name, add] : table) {
     if (chosen == name) {
