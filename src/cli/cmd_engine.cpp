@@ -33,6 +33,7 @@ struct CalibrateOptions {
   std::string out_dir;
   std::string report;
   std::string points_csv;
+  std::string holdout;
   unsigned threads = 1;
   int max_evaluations = 400;
   double prior_weight = 0.01;
@@ -57,11 +58,31 @@ int RunCalibrate(const CalibrateOptions& o) {
   settings.max_evaluations = o.max_evaluations;
   settings.prior_weight = o.prior_weight;
   settings.threads = o.threads;
+  // Protocol (c): points of architectures the calibration never sees, predicted, never fitted.
+  std::unique_ptr<perfmodel::Calibrator> holdout;
+  const std::string holdout_path =
+      o.holdout.empty() ? (fs::path(data.dir) / "holdout" / "holdout_points.csv").string() : o.holdout;
+  if (o.holdout != "none" && fs::exists(holdout_path)) {
+    std::vector<perfmodel::MeasuredPoint> held;
+    std::size_t skipped = 0;
+    for (auto& p : perfmodel::LoadMeasuredPoints(holdout_path)) {
+      // GB200 NVL72 keys are multi-node disaggregated deployments (their tp counts every GPU of
+      // both roles), which this protocol does not model.
+      if (p.hw_key.rfind("gb200", 0) == 0) {
+        ++skipped;
+        continue;
+      }
+      held.push_back(std::move(p));
+    }
+    std::cerr << "calibrate: " << held.size() << " held-out points of " << holdout_path << " (" << skipped
+              << " multi-node disaggregated GB200 points left out)\n";
+    holdout = std::make_unique<perfmodel::Calibrator>(data, std::move(held), o.threads, &sim::RecordTrace);
+  }
   const std::vector<perfmodel::RepeatedPoint> repeats =
       fs::exists(repeat) ? perfmodel::LoadRepeatedPoints(repeat) : std::vector<perfmodel::RepeatedPoint>{};
-  const perfmodel::CalibrationOutcome outcome =
-      perfmodel::Calibrate(calibrator, settings, o.skip_protocols, repeats,
-                           [](const std::string& line) { std::cerr << "calibrate: " << line << '\n'; });
+  const perfmodel::CalibrationOutcome outcome = perfmodel::Calibrate(
+      calibrator, settings, o.skip_protocols, repeats,
+      [](const std::string& line) { std::cerr << "calibrate: " << line << '\n'; }, holdout.get());
   if (!o.points_csv.empty()) WriteFileAtomic(o.points_csv, perfmodel::HeldOutCsv(calibrator, outcome));
   if (!o.no_write) {
     fs::create_directories(out_dir);
@@ -162,6 +183,9 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
   cal->add_option("--measured", o->measured, "Measured points CSV (default: data/engine/measured/measured_points.csv)");
   cal->add_option("--repeat", o->repeat, "Repeat-run CSV for the noise floor");
   cal->add_option("--out", o->out_dir, "Folder for the profiles (default: data/engine/calibrated)");
+  cal->add_option("--holdout", o->holdout,
+                  "Points of architectures never fitted, predicted with the new profiles (protocol (c); "
+                  "default: data/engine/holdout/holdout_points.csv; `none` skips it)");
   cal->add_option("--report", o->report, "Also write the report (markdown) to this file");
   cal->add_option("--points-csv", o->points_csv, "Write every held-out prediction beside its measurement (CSV)");
   cal->add_option("--threads", o->threads, "Threads simulating points")->capture_default_str();

@@ -18,6 +18,7 @@
 #include "core/exit_codes.hpp"
 #include "core/json_text.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "perfmodel/kernel_classes.hpp"
 #include "runner/predict_sweep.hpp"
 #include "sim/predict.hpp"
 
@@ -71,6 +72,7 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
     r.site_file = (std::filesystem::path(RecipesDir()).parent_path() / "infermark.yaml").string();
   }
   const runner::PredictSummary s = runner::RunPredictSweep(r);
+  for (const auto& w : s.warnings) std::cerr << "predict: warning: " << w << '\n';
   if (Format(o) == "json") {
     Json out = Json::array();
     for (const auto& row : s.rows) {
@@ -118,6 +120,8 @@ int RunPredict(const PredictOptions& o) {
   const perfmodel::Deployment d =
       perfmodel::ResolveDeployment(perfmodel::DefaultEngineData(), ResolveDeploymentFlags(o.flags));
   const std::string format = Format(o);
+  const std::string warning = perfmodel::TransferWarning(d);
+  if (!warning.empty()) std::cerr << "predict: warning: " << warning << '\n';
   if (o.verbose) {
     std::cerr << "predict: " << d.model.name << " " << d.precision.precision << " (" << d.precision.format << ", KV "
               << d.precision.kv_dtype << ") on " << d.tp << "x " << d.hardware.name << " with " << d.framework.name
@@ -150,6 +154,7 @@ int RunPredict(const PredictOptions& o) {
       j["ep"] = d.ep;
       j["dp_attention"] = d.dp_attention;
       j["verdict"] = p.result.verdict.Name();
+      j["unmeasured_kernel_classes"] = perfmodel::UnmeasuredKernelClasses(d);
       out.push_back(std::move(j));
     } else {
       std::printf("%6d %12.1f %12.1f %12.2f %10.3f %10.2f %10.2f %9lld\n", conc, f.tput_per_gpu, f.output_tput_per_gpu,

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <thread>
 
 #include "core/internal_error.hpp"
 #include "core/numpy_stats.hpp"
+#include "perfmodel/kernel_classes.hpp"
 #include "perfmodel/nelder_mead.hpp"
 #include "perfmodel/step_time.hpp"
 
@@ -279,6 +281,30 @@ std::vector<Fold> GpuLeftOut(const Calibrator& c, const FitSettings& settings) {
   return folds;
 }
 
+std::vector<Fold> ArchitectureHeldOut(const Calibrator& c, const std::vector<CalibratedProfile>& profiles) {
+  EngineData chosen = c.data();
+  chosen.calibrated = profiles;
+  for (auto& p : chosen.calibrated)
+    if (p.path.empty()) p.path = p.framework + "-" + p.scope + ".yaml";
+  const auto& pts = c.points();
+  std::map<std::string, std::vector<std::size_t>> by_fold;
+  for (std::size_t i = 0; i < pts.size(); ++i) by_fold[pts[i].model + " on " + pts[i].hw_key].push_back(i);
+  std::vector<Fold> folds;
+  for (const auto& [name, idx] : by_fold) {
+    Fold f;
+    const Deployment& d = c.deployment(idx.front());
+    std::string source;
+    f.factors = ChooseEfficiency(chosen, d.framework, d.hardware, &source);
+    if (f.factors.allreduce_latency_us < 0) f.factors.allreduce_latency_us = d.hardware.allreduce_latency_s * 1e6;
+    if (f.factors.alltoall_latency_us < 0) f.factors.alltoall_latency_us = d.hardware.alltoall_latency_s * 1e6;
+    f.description = name + " (" + d.framework.name + "): never fitted, factors of " +
+                    std::filesystem::path(source).filename().string();
+    f.errors = c.Errors(idx, f.factors, 1);
+    folds.push_back(std::move(f));
+  }
+  return folds;
+}
+
 std::vector<std::pair<CalibratedProfile, ErrorSummary>> FitProfiles(const Calibrator& c, const FitSettings& settings) {
   const auto& pts = c.points();
   std::set<std::pair<std::string, std::string>> scopes;  // framework, hardware or vendor
@@ -300,6 +326,10 @@ std::vector<std::pair<CalibratedProfile, ErrorSummary>> FitProfiles(const Calibr
     profile.framework = framework;
     profile.scope = scope;
     profile.efficiency = c.Fit(train, c.Prior(framework, hardware), settings);
+    std::set<std::string> classes;
+    for (std::size_t i : train)
+      for (auto& k : KernelClassesOf(c.deployment(i))) classes.insert(std::move(k));
+    profile.kernel_classes.assign(classes.begin(), classes.end());
     out.emplace_back(profile, SummarizeErrors(c.Errors(train, profile.efficiency, settings.threads)));
   }
   return out;

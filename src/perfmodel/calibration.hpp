@@ -100,6 +100,12 @@ std::vector<Fold> ModelLeftOut(const Calibrator& calibrator, const FitSettings& 
 /// (of the same vendor when there are any) and predict this GPU's.
 std::vector<Fold> GpuLeftOut(const Calibrator& calibrator, const FitSettings& settings);
 
+/// Protocol (c): architectures held out. `holdout` holds points of models no calibration point
+/// comes from (data/engine/holdout/); each is predicted with the factors `predict` would choose
+/// among `profiles` (its framework on its GPU, else on its vendor, else the fallback framework's),
+/// one fold per model and hardware key. Nothing is fitted to them.
+std::vector<Fold> ArchitectureHeldOut(const Calibrator& holdout, const std::vector<CalibratedProfile>& profiles);
+
 /// The profiles the engine uses: per framework and GPU, fitted on all of its points, and per
 /// framework and vendor, fitted on all of that vendor's points.
 std::vector<std::pair<CalibratedProfile, ErrorSummary>> FitProfiles(const Calibrator& calibrator,

@@ -1,5 +1,6 @@
 #include "perfmodel/calibration_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -38,7 +39,7 @@ std::string Head(const char* first_column) {
 
 CalibrationOutcome Calibrate(const Calibrator& calibrator, const FitSettings& settings, bool skip_protocols,
                              const std::vector<RepeatedPoint>& repeats,
-                             const std::function<void(const std::string&)>& progress) {
+                             const std::function<void(const std::string&)>& progress, const Calibrator* holdout) {
   CalibrationOutcome out;
   auto say = [&progress](const std::string& line) {
     if (progress) progress(line);
@@ -52,6 +53,13 @@ CalibrationOutcome Calibrate(const Calibrator& calibrator, const FitSettings& se
   if (!repeats.empty()) out.noise = NoiseFloor(repeats);
   out.profiles = FitProfiles(calibrator, settings);
   say("profiles fitted");
+  if (holdout != nullptr) {
+    std::vector<CalibratedProfile> profiles;
+    for (const auto& [profile, summary] : out.profiles) profiles.push_back(profile);
+    out.holdout = holdout;
+    out.architecture_held_out = ArchitectureHeldOut(*holdout, profiles);
+    say("protocol (c) done");
+  }
   return out;
 }
 
@@ -66,6 +74,8 @@ std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOut
     report << Row("(a) model left out", SummarizeErrors(Flatten(o.model_left_out)));
     report << Row("(b) GPU left out", SummarizeErrors(Flatten(o.gpu_left_out)));
   }
+  if (!o.architecture_held_out.empty())
+    report << Row("(c) architecture held out (never fitted)", SummarizeErrors(Flatten(o.architecture_held_out)));
   if (o.noise) report << Row("noise floor (repeat runs)", *o.noise);
   auto fold_table = [&report](const char* title, const std::vector<Fold>& folds) {
     report << "\n## " << title << "\n\n" << Head("fold");
@@ -74,6 +84,23 @@ std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOut
   if (protocols) {
     fold_table("(a) model left out, per fold", o.model_left_out);
     fold_table("(b) GPU left out, per fold", o.gpu_left_out);
+  }
+  if (!o.architecture_held_out.empty()) {
+    fold_table("(c) architecture held out, per model and hardware key", o.architecture_held_out);
+    // Where the miss sits: by concurrency, since fixed per-step and per-kernel costs dominate low ones.
+    std::vector<PointError> low, high;
+    for (const auto& f : o.architecture_held_out)
+      for (const auto& e : f.errors) (o.holdout->points()[e.index].conc <= 16 ? low : high).push_back(e);
+    report << "\n"
+           << Head("(c) by concurrency") << Row("conc <= 16", SummarizeErrors(low))
+           << Row("conc > 16", SummarizeErrors(high));
+    std::vector<double> ratio;
+    for (const auto& f : o.architecture_held_out)
+      for (const auto& e : f.errors) ratio.push_back(e.pred_intvty / o.holdout->points()[e.index].intvty);
+    std::sort(ratio.begin(), ratio.end());
+    if (!ratio.empty())
+      report << "\nPredicted over measured interactivity, median: " << ratio[ratio.size() / 2]
+             << " (above 1: the model is optimistic).\n";
   }
   report << "\n## Profiles written (in-sample error)\n\n" << Head("profile");
   for (const auto& [profile, summary] : o.profiles) report << Row(profile.framework + "-" + profile.scope, summary);
@@ -98,6 +125,18 @@ std::string HeldOutCsv(const Calibrator& calibrator, const CalibrationOutcome& o
   };
   dump("a", o.model_left_out);
   dump("b", o.gpu_left_out);
+  if (o.holdout != nullptr) {
+    for (const auto& f : o.architecture_held_out) {
+      for (const auto& e : f.errors) {
+        const MeasuredPoint& p = o.holdout->points()[e.index];
+        char buf[512];
+        std::snprintf(buf, sizeof buf, "c,\"%s\",%s,%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f\n", f.description.c_str(),
+                      p.model.c_str(), p.hw_key.c_str(), p.precision.c_str(), p.isl, p.osl, p.tp, p.conc,
+                      p.tput_per_gpu, e.pred_tput, p.intvty, e.pred_intvty);
+        csv += buf;
+      }
+    }
+  }
   return csv;
 }
 

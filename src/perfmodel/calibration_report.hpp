@@ -16,15 +16,19 @@ namespace infermark::perfmodel {
 struct CalibrationOutcome {
   std::vector<Fold> model_left_out;                                  ///< Protocol (a) (empty when skipped).
   std::vector<Fold> gpu_left_out;                                    ///< Protocol (b) (empty when skipped).
+  const Calibrator* holdout = nullptr;                               ///< Points of protocol (c) (null: none given).
+  std::vector<Fold> architecture_held_out;                           ///< Protocol (c): unseen architectures.
   std::optional<ErrorSummary> noise;                                 ///< Run-to-run noise, when a repeat file was read.
   std::vector<std::pair<CalibratedProfile, ErrorSummary>> profiles;  ///< Fitted on all points, in-sample errors.
 };
 
-/// Runs the held-out protocols (unless `skip_protocols`) and fits the profiles; `progress` (may be
-/// empty) hears a line after each stage.
+/// Runs the held-out protocols (unless `skip_protocols`), fits the profiles and, when `holdout` is
+/// given, predicts its points with them (protocol (c)); `progress` (may be empty) hears a line
+/// after each stage.
 CalibrationOutcome Calibrate(const Calibrator& calibrator, const FitSettings& settings, bool skip_protocols,
                              const std::vector<RepeatedPoint>& repeats,
-                             const std::function<void(const std::string&)>& progress);
+                             const std::function<void(const std::string&)>& progress,
+                             const Calibrator* holdout = nullptr);
 
 /// The markdown report: summary table, per-fold tables, profiles, wall time.
 std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOutcome& outcome,

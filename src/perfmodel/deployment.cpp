@@ -16,13 +16,15 @@ InputError Bad(const std::string& field, const std::string& rule) {
 }  // namespace
 
 EfficiencyFactors ChooseEfficiency(const EngineData& data, const FrameworkProfile& framework,
-                                   const HardwareSpec& hardware, std::string* source) {
+                                   const HardwareSpec& hardware, std::string* source,
+                                   std::vector<std::string>* classes) {
   std::vector<std::string> names{framework.name};
   if (!framework.calibration_fallback.empty()) names.push_back(framework.calibration_fallback);
   for (const auto& fw : names) {
     for (const std::string& scope : {hardware.name, hardware.vendor}) {
       if (const CalibratedProfile* c = data.FindCalibrated(fw, scope)) {
         if (source != nullptr) *source = c->path;
+        if (classes != nullptr) *classes = c->kernel_classes;
         EfficiencyFactors e = c->efficiency;
         // A borrowed profile keeps this framework's own fixed overheads: they are what differs.
         if (fw != framework.name) {
@@ -171,7 +173,7 @@ Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o)
   d.ep = o.ep;
   d.dp_attention = o.dp_attention;
   if (o.use_calibration) {
-    d.efficiency = ChooseEfficiency(data, d.framework, d.hardware, &d.efficiency_source);
+    d.efficiency = ChooseEfficiency(data, d.framework, d.hardware, &d.efficiency_source, &d.calibrated_classes);
   } else {
     d.efficiency = d.framework.efficiency;
     d.efficiency_source = "frameworks.yaml priors (" + d.framework.name + ")";

@@ -79,8 +79,10 @@ struct Deployment {
   bool dp_attention = false;      ///< Attention data-parallel.
   EfficiencyFactors efficiency;   ///< Factors in force.
   std::string efficiency_source;  ///< Which file they came from (calibrated profile or prior).
-  SchedulerConfig scheduler;      ///< Scheduler settings.
-  MemoryPlan memory;              ///< Memory plan.
+  /// Kernel classes the chosen calibrated profile was fitted on (empty: priors, nothing measured).
+  std::vector<std::string> calibrated_classes;
+  SchedulerConfig scheduler;  ///< Scheduler settings.
+  MemoryPlan memory;          ///< Memory plan.
 
   /// GPUs the deployment occupies.
   [[nodiscard]] int NumGpus() const { return tp; }
@@ -89,7 +91,8 @@ struct Deployment {
 /// The factors for `framework` on `hardware`: its calibrated profile, else the vendor's, else the
 /// fallback framework's, else the framework's priors. `source` names the choice.
 EfficiencyFactors ChooseEfficiency(const EngineData& data, const FrameworkProfile& framework,
-                                   const HardwareSpec& hardware, std::string* source);
+                                   const HardwareSpec& hardware, std::string* source,
+                                   std::vector<std::string>* classes = nullptr);
 
 /// Resolves options against the catalog; throws InputError for unknown names, impossible
 /// parallelism or a model that does not fit in memory.

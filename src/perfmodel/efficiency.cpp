@@ -53,6 +53,7 @@ CalibratedProfile LoadCalibratedProfile(const std::string& path) {
     p.efficiency = ReadEfficiency(f, EfficiencyFactors{});
     f.RejectUnknown();
   }
+  p.kernel_classes = r.StringList("kernel_classes", Need::kDefaulted).value_or(std::vector<std::string>{});
   r.RejectUnknown();
   if (!problems.empty()) throw InputError(problems);
   return p;
@@ -76,6 +77,11 @@ std::string FormatCalibratedProfile(const CalibratedProfile& p, const std::vecto
       e.alltoall_latency_us, e.low_bit_bw_efficiency, e.moe_layer_overhead_ratio, e.attention_bw_fraction,
       e.weight_only_flops_efficiency, e.weight_only_moe_overhead_ratio);
   out += buf;
+  if (!p.kernel_classes.empty()) {
+    out += "kernel_classes:";
+    for (const auto& c : p.kernel_classes) out += "\n  - " + c;
+    out += "\n";
+  }
   return out;
 }
 

@@ -38,7 +38,9 @@ struct CalibratedProfile {
   std::string framework;         ///< `vllm`, `trt`…
   std::string scope;             ///< A hardware name (`h200`) or a vendor (`amd`).
   EfficiencyFactors efficiency;  ///< The fitted factors.
-  std::string path;              ///< File it was read from.
+  /// Kernel classes (kernel_classes.hpp) the points it was fitted on exercised.
+  std::vector<std::string> kernel_classes;
+  std::string path;  ///< File it was read from.
 };
 
 /// Reads one calibrated profile file; throws InputError with every problem.

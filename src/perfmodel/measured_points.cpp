@@ -99,7 +99,10 @@ std::vector<MeasuredPoint> LoadMeasuredPoints(const std::string& path) {
     p.hw_key = cell("hwKey");
     const auto under = p.hw_key.find('_');
     p.hardware = p.hw_key.substr(0, under);
-    p.framework = under != std::string::npos && p.hw_key.substr(under + 1) == "trt" ? "trt" : "vllm";
+    // `_trt` keys are TensorRT-LLM; the others ran the framework InferenceMAX served the model
+    // with in October 2025: vLLM for Llama and gpt-oss, SGLang for DeepSeek-R1.
+    const bool trt = under != std::string::npos && p.hw_key.substr(under + 1) == "trt";
+    p.framework = trt ? "trt" : p.model == "deepseek-r1" ? "sglang" : "vllm";
     p.precision = cell("precision");
     SequenceLengths(cell("sequence_length"), p.isl, p.osl, path, line);
     p.tp = static_cast<int>(Number(cell("tp"), path, line, "tp"));

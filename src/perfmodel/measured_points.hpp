@@ -12,7 +12,7 @@ struct MeasuredPoint {
   std::string model;        ///< Catalog model name (`llama-3.3-70b`).
   std::string hw_key;       ///< The file's hardware key (`h200_trt`).
   std::string hardware;     ///< Catalog GPU (`h200`).
-  std::string framework;    ///< `vllm` or `trt` (keys ending in `_trt`).
+  std::string framework;    ///< `trt` (keys ending in `_trt`), else `vllm` (`sglang` for DeepSeek-R1).
   std::string precision;    ///< `fp8`, `fp4`.
   int isl = 0;              ///< Input length.
   int osl = 0;              ///< Output length.

@@ -1,5 +1,6 @@
 #include "runner/predict_sweep.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -9,6 +10,7 @@
 #include "core/diagnostic.hpp"
 #include "metrics/result_json.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "perfmodel/kernel_classes.hpp"
 #include "runner/launch_env.hpp"
 #include "runner/result_sink.hpp"
 #include "sim/predict_agentic.hpp"
@@ -152,9 +154,15 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
       if (plan.agentic_config) {
         invalid = PredictAgenticRow(row, plan, deployments.Get(*plan.deployment), corpora, out.figures);
       } else {
-        const sim::Prediction p = sim::Predict(deployments.Get(*plan.deployment), *plan.client_config);
+        const perfmodel::Deployment& d = deployments.Get(*plan.deployment);
+        const sim::Prediction p = sim::Predict(d, *plan.client_config);
         Json result = p.result.result;
         result["infermark"]["matrix_row"] = row.raw;
+        result["infermark"]["unmeasured_kernel_classes"] = perfmodel::UnmeasuredKernelClasses(d);
+        const std::string warning = perfmodel::TransferWarning(d);
+        if (!warning.empty() &&
+            std::find(summary.warnings.begin(), summary.warnings.end(), warning) == summary.warnings.end())
+          summary.warnings.push_back(warning);
         metrics::WriteResultJson(plan.result_path, result);
         out.figures = p.figures;
         if (!p.result.verdict.valid) invalid = p.result.verdict.reasons;

@@ -29,6 +29,9 @@ struct PredictSummary {
   std::string result_dir;          ///< Where the result files went (`<result dir>/predicted`).
   SweepRunInfo store;              ///< The store run (when stored).
   bool stored = false;             ///< Points were stored.
+  /// One line per deployment whose prediction extrapolates to kernel classes no calibration
+  /// point exercised (perfmodel::TransferWarning).
+  std::vector<std::string> warnings;
 };
 
 /// Predicts every selected row (`options` as for `sweep`: selection, site, result folder, store).
