@@ -1,0 +1,379 @@
+// The library's entry points: reads the JSON request, runs the tests it asks for on one GPU and
+// returns the JSON result (docs/gpu.md, "Probe"). Every CUDA and cuBLAS return code is checked; a
+// GEMM that cannot run is reported on its own and the others go on.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gpu/probe/cuda_check.hpp"
+#include "gpu/probe/gemm.hpp"
+#include "gpu/probe/kernels.hpp"
+#include "gpu/probe/timing.hpp"
+#include "gpu/probe_abi.h"
+
+namespace infermark::gpu::probe {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kGiB = std::size_t{1} << 30;
+
+std::string VersionText(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::string UuidText(const cudaUUID_t& uuid) {
+  const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
+  char text[64];
+  std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return text;
+}
+
+// The settings of one run, read from the request.
+struct Request {
+  int device = 0;
+  TimingPlan plan;
+  bool hbm = true;
+  bool peak = true;
+  bool launch = true;
+  bool verbose = false;
+  std::size_t hbm_bytes = 4 * kGiB;
+  std::size_t arena_bytes = 0;
+  std::int64_t peak_size = 8192;
+  json gemms = json::array();
+};
+
+[[noreturn]] void BadRequest(const std::string& why) {
+  throw ProbeError(INFERMARK_PROBE_BAD_REQUEST, why);
+}
+
+template <typename T>
+T Field(const json& j, const char* key, T fallback) {
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    BadRequest(std::string("field '") + key + "' has the wrong type");
+  }
+}
+
+Request ReadRequest(const char* text) {
+  json j;
+  try {
+    j = json::parse(text == nullptr ? "" : text);
+  } catch (const json::exception& e) {
+    BadRequest(std::string("request is not JSON: ") + e.what());
+  }
+  if (!j.is_object()) BadRequest("request must be a JSON object");
+  Request r;
+  r.device = Field(j, "device", 0);
+  r.plan.warmup = Field(j, "warmup", 3);
+  r.plan.repeats = Field(j, "repeats", 30);
+  r.hbm = Field(j, "hbm", true);
+  r.peak = Field(j, "peak", true);
+  r.launch = Field(j, "launch", true);
+  r.verbose = Field(j, "verbose", false);
+  r.hbm_bytes = Field<std::size_t>(j, "hbm_bytes", r.hbm_bytes) / 16 * 16;
+  r.arena_bytes = Field<std::size_t>(j, "arena_bytes", 0);
+  r.peak_size = Field<std::int64_t>(j, "peak_size", 8192);
+  if (j.contains("gemms")) r.gemms = j["gemms"];
+  if (!r.gemms.is_array()) BadRequest("field 'gemms' must be a list");
+  if (r.plan.repeats < 1 || r.plan.warmup < 0) BadRequest("repeats must be at least 1 and warmup at least 0");
+  if (r.peak_size < 16 || r.peak_size % 16 != 0) BadRequest("peak_size must be a positive multiple of 16");
+  return r;
+}
+
+// Everything one run holds on the device, released in reverse order.
+class Session {
+ public:
+  explicit Session(const Request& request) : request_(request) {
+    int count = 0;
+    CudaCheck(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (count == 0) throw ProbeError(INFERMARK_PROBE_NO_DEVICE, "cudaGetDeviceCount found no CUDA device");
+    if (request.device < 0 || request.device >= count)
+      BadRequest("device " + std::to_string(request.device) + " does not exist (" + std::to_string(count) +
+                 " CUDA devices)");
+    CudaCheck(cudaSetDevice(request.device), "cudaSetDevice");
+    CudaCheck(cudaGetDeviceProperties(&props_, request.device), "cudaGetDeviceProperties");
+    CudaCheck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  }
+  ~Session() {
+    if (blas_ != nullptr) cublasDestroy(blas_);
+    if (lt_ != nullptr) cublasLtDestroy(lt_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  json DeviceInfo() const {
+    int runtime = 0, driver = 0, sm_khz = 0, mem_khz = 0;
+    CudaCheck(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+    CudaCheck(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+    CudaCheck(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, request_.device), "cudaDeviceGetAttribute");
+    CudaCheck(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, request_.device), "cudaDeviceGetAttribute");
+    return {{"name", props_.name},
+            {"uuid", UuidText(props_.uuid)},
+            {"compute_capability", std::to_string(props_.major) + "." + std::to_string(props_.minor)},
+            {"sm_count", props_.multiProcessorCount},
+            {"memory_bytes", static_cast<double>(props_.totalGlobalMem)},
+            {"l2_bytes", props_.l2CacheSize},
+            {"sm_clock_max_mhz", sm_khz / 1000.0},
+            {"mem_clock_max_mhz", mem_khz / 1000.0},
+            {"cuda_runtime", VersionText(runtime)},
+            {"cuda_driver_api", VersionText(driver)},
+            {"cublas", std::to_string(CUBLAS_VER_MAJOR) + "." + std::to_string(CUBLAS_VER_MINOR)}};
+  }
+
+  void Say(const std::string& line) const {
+    if (request_.verbose) std::fprintf(stderr, "probe: %s\n", line.c_str());
+  }
+
+  static json TestJson(const Timing& t, const char* value_key, double value) {
+    return {{value_key, value},  {"seconds", t.seconds}, {"spread", t.spread}, {"start", t.start_unix},
+            {"end", t.end_unix}, {"calls", t.calls},     {"graph", t.graph}};
+  }
+
+  void Hbm(json& tests) {
+    std::size_t free_bytes = 0, total = 0;
+    CudaCheck(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    const std::size_t bytes = std::min(request_.hbm_bytes, free_bytes / 4 / 16 * 16);
+    DeviceBuffer a(bytes), b(bytes), sink(SinkWords(props_.multiProcessorCount) * sizeof(unsigned));
+    FillPattern(a.get(), bytes, 1, stream_);
+    FillPattern(b.get(), bytes, 2, stream_);
+    TimingPlan plan = request_.plan;
+    plan.min_batch_s = 0;
+    plan.max_calls = 1;
+    plan.try_graph = false;
+    const int sms = props_.multiProcessorCount;
+    const double size = static_cast<double>(bytes);
+    Timing t = TimeCalls(stream_, plan,
+                         [&](long) { StreamRead(a.get(), bytes, static_cast<unsigned*>(sink.get()), sms, stream_); });
+    tests["hbm_read"] = TestJson(t, "bytes_per_s", size / t.seconds);
+    Say("hbm_read " + std::to_string(size / t.seconds / 1e9) + " GB/s");
+    t = TimeCalls(stream_, plan, [&](long i) { StreamWrite(b.get(), bytes, static_cast<unsigned>(i), sms, stream_); });
+    tests["hbm_write"] = TestJson(t, "bytes_per_s", size / t.seconds);
+    Say("hbm_write " + std::to_string(size / t.seconds / 1e9) + " GB/s");
+    t = TimeCalls(stream_, plan, [&](long) { StreamCopy(b.get(), a.get(), bytes, sms, stream_); });
+    tests["hbm_copy"] = TestJson(t, "bytes_per_s", 2 * size / t.seconds);
+    Say("hbm_copy " + std::to_string(2 * size / t.seconds / 1e9) + " GB/s (read + written)");
+    tests["hbm_bytes"] = bytes;
+  }
+
+  void Launch(json& tests) {
+    constexpr int kLaunches = 1000;
+    TimingPlan plan = request_.plan;
+    plan.min_batch_s = 0;
+    plan.max_calls = 1;
+    plan.try_graph = false;
+    Timing t = TimeCalls(stream_, plan, [&](long) {
+      for (int i = 0; i < kLaunches; ++i) LaunchEmpty(stream_);
+    });
+    t.seconds /= kLaunches;
+    tests["kernel_launch"] = TestJson(t, "seconds_each", t.seconds);
+    Say("kernel_launch " + std::to_string(t.seconds * 1e6) + " us");
+    for (const int nodes : {kLaunches, 1}) {
+      cudaGraph_t graph = nullptr;
+      cudaGraphExec_t exec = nullptr;
+      CudaCheck(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+      for (int i = 0; i < nodes; ++i) LaunchEmpty(stream_);
+      CudaCheck(cudaStreamEndCapture(stream_, &graph), "cudaStreamEndCapture");
+      const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+      if (made != cudaSuccess) cudaGraphDestroy(graph);
+      CudaCheck(made, "cudaGraphInstantiate");
+      const int replays = nodes == 1 ? kLaunches : 1;
+      Timing g;
+      try {
+        g = TimeCalls(stream_, plan, [&](long) {
+          for (int r = 0; r < replays; ++r) CudaCheck(cudaGraphLaunch(exec, stream_), "cudaGraphLaunch");
+        });
+      } catch (...) {
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        throw;
+      }
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+      if (nodes == 1) {
+        g.seconds /= replays;
+        tests["graph_launch"] = TestJson(g, "seconds_each", g.seconds);
+        Say("graph_launch " + std::to_string(g.seconds * 1e6) + " us per replay of a 1-node graph");
+      } else {
+        g.seconds /= nodes;
+        tests["graph_kernel"] = TestJson(g, "seconds_each", g.seconds);
+        Say("graph_kernel " + std::to_string(g.seconds * 1e6) + " us per node of a 1000-node graph");
+      }
+    }
+  }
+
+  void OpenLibraries() {
+    CublasCheck(cublasLtCreate(&lt_), "cublasLtCreate");
+    CublasCheck(cublasCreate(&blas_), "cublasCreate");
+    CublasCheck(cublasSetStream(blas_, stream_), "cublasSetStream");
+    workspace_ = std::make_unique<DeviceBuffer>(kWorkspace);
+    CublasCheck(cublasSetWorkspace(blas_, workspace_->get(), kWorkspace), "cublasSetWorkspace");
+    unit_ = std::make_unique<DeviceBuffer>(sizeof(float));
+    const float one = 1.0f;
+    CudaCheck(cudaMemcpy(unit_->get(), &one, sizeof one, cudaMemcpyHostToDevice), "cudaMemcpy");
+    std::size_t free_bytes = 0, total = 0;
+    CudaCheck(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    // Room for the arena and, beside it, a prefill GEMM's activations and outputs.
+    std::size_t arena =
+        request_.arena_bytes > 0 ? request_.arena_bytes : std::min<std::size_t>(48 * kGiB, free_bytes / 2);
+    arena = std::min(arena, free_bytes - std::min(free_bytes, 8 * kGiB)) / 256 * 256;
+    if (arena < 256 * (std::size_t{1} << 20))
+      throw ProbeError(INFERMARK_PROBE_CUDA_ERROR, "too little free device memory for the weight arena (" +
+                                                       std::to_string(free_bytes >> 20) + " MiB free)");
+    arena_ = std::make_unique<WeightArena>(arena);
+    Say("weight arena " + std::to_string(arena >> 20) + " MiB");
+  }
+
+  GemmContext Context() const {
+    GemmContext c;
+    c.stream = stream_;
+    c.lt = lt_;
+    c.blas = blas_;
+    c.workspace = workspace_->get();
+    c.workspace_bytes = kWorkspace;
+    c.unit_scale = static_cast<const float*>(unit_->get());
+    c.arena = arena_.get();
+    c.l2_bytes = static_cast<std::size_t>(props_.l2CacheSize);
+    return c;
+  }
+
+  void Peak(json& tests) {
+    for (const char* dtype : {"bf16", "fp8"}) {
+      GemmSpec s{dtype, request_.peak_size, request_.peak_size, request_.peak_size, 0};
+      const std::string name = std::string("gemm_peak_") + dtype;
+      try {
+        const GemmTiming g = TimeGemm(Context(), s, request_.plan, 7);
+        const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+        tests[name] = TestJson(g.timing, "flops_per_s", flops / g.timing.seconds);
+        tests[name]["size"] = s.m;
+        Say(name + " " + std::to_string(flops / g.timing.seconds / 1e12) + " TFLOP/s");
+      } catch (const ProbeError& e) {
+        if (e.code() != INFERMARK_PROBE_CUDA_ERROR || Sticky()) throw;
+        tests[name] = {{"error", e.what()}};
+        Say(name + " failed: " + e.what());
+      }
+    }
+  }
+
+  json Gemms() {
+    json out = json::array();
+    const GemmContext context = Context();
+    // bf16 first, then fp8: the arena is refilled once.
+    std::vector<std::size_t> order;
+    for (const char* dtype : {"bf16", "fp8"})
+      for (std::size_t i = 0; i < request_.gemms.size(); ++i)
+        if (Field<std::string>(request_.gemms[i], "dtype", "bf16") == dtype) order.push_back(i);
+    for (std::size_t i = 0; i < request_.gemms.size(); ++i) {
+      const std::string dtype = Field<std::string>(request_.gemms[i], "dtype", "bf16");
+      if (dtype != "bf16" && dtype != "fp8") BadRequest("gemms[" + std::to_string(i) + "].dtype must be bf16 or fp8");
+    }
+    std::size_t done = 0;
+    for (const std::size_t i : order) {
+      const json& g = request_.gemms[i];
+      if (!g.is_object()) BadRequest("gemms[" + std::to_string(i) + "] must be an object");
+      GemmSpec s;
+      s.dtype = Field<std::string>(g, "dtype", "bf16");
+      s.m = Field<std::int64_t>(g, "m", 0);
+      s.n = (Field<std::int64_t>(g, "n", 0) + 15) / 16 * 16;
+      s.k = (Field<std::int64_t>(g, "k", 0) + 15) / 16 * 16;
+      s.experts = Field(g, "experts", 0);
+      if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.experts < 0)
+        BadRequest("gemms[" + std::to_string(i) + "] needs m, n, k >= 1 and experts >= 0");
+      json r = {{"index", i}, {"n", s.n}, {"k", s.k}};
+      try {
+        const GemmTiming t = TimeGemm(context, s, request_.plan, 1000 + i);
+        r.update(TestJson(t.timing, "copies", t.copies));
+      } catch (const ProbeError& e) {
+        if (e.code() != INFERMARK_PROBE_CUDA_ERROR || Sticky()) throw;
+        r["error"] = e.what();
+      }
+      ++done;
+      if (request_.verbose && (done % 25 == 0 || done == order.size()))
+        Say("gemms " + std::to_string(done) + "/" + std::to_string(order.size()));
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  // Whether the context is broken for good (an error no later call can recover from).
+  static bool Sticky() {
+    const cudaError_t status = cudaDeviceSynchronize();
+    if (status == cudaSuccess) return false;
+    cudaGetLastError();
+    return cudaDeviceSynchronize() != cudaSuccess;
+  }
+
+  const Request& request_;
+
+ private:
+  static constexpr std::size_t kWorkspace = std::size_t{64} << 20;
+  cudaDeviceProp props_{};
+  cudaStream_t stream_ = nullptr;
+  cublasLtHandle_t lt_ = nullptr;
+  cublasHandle_t blas_ = nullptr;
+  std::unique_ptr<DeviceBuffer> workspace_;
+  std::unique_ptr<DeviceBuffer> unit_;
+  std::unique_ptr<WeightArena> arena_;
+};
+
+json Run(const Request& request) {
+  Session session(request);
+  json result = {{"abi", INFERMARK_PROBE_ABI_VERSION}, {"device", session.DeviceInfo()}};
+  json tests = json::object();
+  session.Say(std::string("device ") + result["device"]["name"].get<std::string>());
+  if (request.hbm) session.Hbm(tests);
+  if (request.launch) session.Launch(tests);
+  if (request.peak || !request.gemms.empty()) session.OpenLibraries();
+  if (request.peak) session.Peak(tests);
+  result["tests"] = std::move(tests);
+  result["gemms"] = session.Gemms();
+  result["notes"] = json::array({"grouped GEMMs run in bf16 only: cublasGemmGroupedBatchedEx takes no fp8 operands"});
+  return result;
+}
+
+char* Copy(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out != nullptr) std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
+}  // namespace
+
+}  // namespace infermark::gpu::probe
+
+extern "C" int infermark_probe_abi_version(void) {
+  return INFERMARK_PROBE_ABI_VERSION;
+}
+
+extern "C" int infermark_probe_run(const char* request_json, char** result_json) {
+  using infermark::gpu::probe::ProbeError;
+  using nlohmann::json;
+  int code = INFERMARK_PROBE_OK;
+  std::string text;
+  try {
+    text = infermark::gpu::probe::Run(infermark::gpu::probe::ReadRequest(request_json)).dump();
+  } catch (const ProbeError& e) {
+    code = e.code();
+    text = json{{"error", e.what()}}.dump();
+  } catch (const std::exception& e) {
+    code = INFERMARK_PROBE_CUDA_ERROR;
+    text = json{{"error", std::string("probe failed: ") + e.what()}}.dump();
+  }
+  if (result_json != nullptr) *result_json = infermark::gpu::probe::Copy(text);
+  return code;
+}
+
+extern "C" void infermark_probe_free(char* text) {
+  std::free(text);
+}
