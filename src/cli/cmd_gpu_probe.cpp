@@ -1,0 +1,518 @@
+// `infermark gpu probe`: times HBM streams, GEMMs at the built-in models' shapes, grouped GEMMs at
+// their MoE shapes and launch overheads on this host's GPU through libinfermark_gpu_probe.so (opened
+// at run time: infermark links no CUDA), samples power with NVML meanwhile, and writes a hardware
+// profile. `infermark gpu profile-diff A B` prints how far two profiles' figures differ.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/diagnostic.hpp"
+#include "core/exit_codes.hpp"
+#include "core/file_io.hpp"
+#include "core/host.hpp"
+#include "core/json_text.hpp"
+#include "core/version.hpp"
+#include "gpu/nvml.hpp"
+#include "gpu/power_sampler.hpp"
+#include "gpu/probe_library.hpp"
+#include "perfmodel/engine_data.hpp"
+#include "perfmodel/hardware.hpp"
+#include "perfmodel/hardware_profile.hpp"
+#include "perfmodel/hardware_profile_diff.hpp"
+#include "perfmodel/kernel_shapes.hpp"
+#include "perfmodel/model_spec.hpp"
+
+namespace infermark::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using perfmodel::HardwareProfile;
+using perfmodel::ProbedGemm;
+
+struct ProbeFlags {
+  std::string out;
+  std::string hardware;
+  std::vector<std::string> models;
+  std::vector<int> tp = {1, 8};
+  bool quick = false;
+  int repeats = 30;
+  int device = 0;
+  std::string power_csv;
+};
+
+[[noreturn]] void BadFlag(const std::string& flag, const std::string& rule) {
+  throw InputError(Diagnostic{SourceMark{}, "", flag, rule});
+}
+
+constexpr std::int64_t kPrefillTokens = 8192;
+
+std::vector<std::int64_t> DecodeBatches(bool quick) {
+  if (quick) return {1, 64, 256};
+  return {1, 8, 32, 64, 128, 256};
+}
+
+// The built-in models (data/engine/models/*.yaml), those named by --models only.
+std::vector<perfmodel::ModelSpec> Models(const std::vector<std::string>& names) {
+  std::vector<perfmodel::ModelSpec> all;
+  const fs::path dir = fs::path(perfmodel::EngineDataDir()) / "models";
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) all.push_back(perfmodel::LoadModelFile(file.string()));
+  if (names.empty()) return all;
+  std::vector<perfmodel::ModelSpec> chosen;
+  for (const std::string& name : names) {
+    bool found = false;
+    for (const perfmodel::ModelSpec& m : all) {
+      if (m.name == name || std::find(m.aliases.begin(), m.aliases.end(), name) != m.aliases.end()) {
+        chosen.push_back(m);
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      std::string known;
+      for (const perfmodel::ModelSpec& m : all) known += (known.empty() ? "" : ", ") + m.name;
+      BadFlag("--models", "unknown model '" + name + "' (built-in: " + known + ")");
+    }
+  }
+  return chosen;
+}
+
+// The profile's GEMM entries (times still 0) and the request's unique shapes they map to.
+struct GemmPlan {
+  std::vector<ProbedGemm> entries;
+  std::vector<std::size_t> request_index;  // per entry
+  Json requests = Json::array();
+};
+
+void AddGemm(GemmPlan& plan,
+             std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, int>, std::size_t>& unique,
+             ProbedGemm entry) {
+  const auto key = std::make_tuple(entry.dtype, entry.m, entry.n, entry.k, entry.experts);
+  auto it = unique.find(key);
+  if (it == unique.end()) {
+    it = unique.emplace(key, plan.requests.size()).first;
+    plan.requests.push_back(
+        {{"dtype", entry.dtype}, {"m", entry.m}, {"n", entry.n}, {"k", entry.k}, {"experts", entry.experts}});
+  }
+  plan.request_index.push_back(it->second);
+  plan.entries.push_back(std::move(entry));
+}
+
+GemmPlan PlanGemms(const std::vector<perfmodel::ModelSpec>& models, const std::vector<int>& tps, bool quick) {
+  GemmPlan plan;
+  std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, int>, std::size_t> unique;
+  std::vector<std::pair<std::string, std::int64_t>> phases;
+  for (const std::int64_t m : DecodeBatches(quick)) phases.emplace_back("decode", m);
+  phases.emplace_back("prefill", kPrefillTokens);
+  for (const perfmodel::ModelSpec& model : models) {
+    for (const int tp : tps) {
+      for (const perfmodel::KernelShape& shape : perfmodel::KernelShapes(model, tp)) {
+        for (const auto& [phase, tokens] : phases) {
+          // A prefill step projects only each sequence's last token onto the vocabulary.
+          if (phase == "prefill" && shape.op == "lm_head") continue;
+          ProbedGemm g;
+          g.model = model.name;
+          g.op = shape.op;
+          g.phase = phase;
+          g.tp = shape.tp;
+          g.n = shape.n;
+          g.k = shape.k;
+          if (shape.Grouped()) {
+            const perfmodel::ExpertLoad load = perfmodel::UniformExpertLoad(shape, tokens);
+            g.m = load.m;
+            g.experts = load.experts;
+            g.dtype = "bf16";
+            AddGemm(plan, unique, g);
+            continue;
+          }
+          g.m = tokens;
+          for (const char* dtype : {"bf16", "fp8"}) {
+            g.dtype = dtype;
+            AddGemm(plan, unique, g);
+          }
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+// ---- Power ------------------------------------------------------------------------------------
+
+struct PowerSample {
+  double unix = 0;
+  double power_w = 0;
+  double sm_mhz = 0;
+  double mem_mhz = 0;
+};
+
+// The first number in a cell ("412.34 W" → 412.34); nullopt for "[N/A]".
+std::optional<double> CellNumber(const std::string& cell) {
+  const std::size_t start = cell.find_first_of("0123456789");
+  if (start == std::string::npos) return std::nullopt;
+  try {
+    return std::stod(cell.substr(start));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// nvidia-smi's `YYYY/MM/DD HH:MM:SS.mmm` in local time, as the sampler writes it.
+std::optional<double> CellTime(const std::string& cell) {
+  std::tm tm{};
+  std::istringstream in(cell);
+  in >> std::get_time(&tm, "%Y/%m/%d %H:%M:%S");
+  if (in.fail()) return std::nullopt;
+  double fraction = 0;
+  if (in.peek() == '.') {
+    std::string digits;
+    in >> digits;
+    try {
+      fraction = std::stod("0" + digits);
+    } catch (const std::exception&) {
+      fraction = 0;
+    }
+  }
+  tm.tm_isdst = -1;
+  const std::time_t t = std::mktime(&tm);
+  if (t == static_cast<std::time_t>(-1)) return std::nullopt;
+  return static_cast<double>(t) + fraction;
+}
+
+std::vector<PowerSample> ReadPowerCsv(const fs::path& csv, unsigned gpu) {
+  std::vector<PowerSample> out;
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t comma = line.find(", ", start);
+      cells.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 2;
+    }
+    if (cells.size() < 6 || cells[1] != std::to_string(gpu)) continue;
+    const std::optional<double> when = CellTime(cells[0]);
+    const std::optional<double> power = CellNumber(cells[2]);
+    if (!when || !power) continue;
+    out.push_back({*when, *power, CellNumber(cells[4]).value_or(0), CellNumber(cells[5]).value_or(0)});
+  }
+  return out;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+// Mean power and median clocks of the samples in [start, end]; with none inside, the one sample
+// nearest the window's middle if it lies within `interval` of the window.
+perfmodel::ProbedPower Window(const std::vector<PowerSample>& samples, double start, double end, double interval) {
+  perfmodel::ProbedPower p;
+  std::vector<const PowerSample*> inside;
+  for (const PowerSample& s : samples)
+    if (s.unix >= start && s.unix <= end) inside.push_back(&s);
+  if (inside.empty()) {
+    const double mid = 0.5 * (start + end);
+    const PowerSample* best = nullptr;
+    for (const PowerSample& s : samples)
+      if (best == nullptr || std::abs(s.unix - mid) < std::abs(best->unix - mid)) best = &s;
+    if (best == nullptr || best->unix < start - interval || best->unix > end + interval) return p;
+    inside.push_back(best);
+  }
+  std::vector<double> sm, mem;
+  double sum = 0;
+  for (const PowerSample* s : inside) {
+    sum += s->power_w;
+    sm.push_back(s->sm_mhz);
+    mem.push_back(s->mem_mhz);
+  }
+  p.avg_power_w = sum / static_cast<double>(inside.size());
+  p.sm_clock_mhz = Median(sm);
+  p.mem_clock_mhz = Median(mem);
+  return p;
+}
+
+// ---- Profile ----------------------------------------------------------------------------------
+
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+double Number(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::string Text(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string GuessHardware(const std::string& gpu_name) {
+  std::string lower = gpu_name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  try {
+    const auto hardware =
+        perfmodel::LoadHardwareFile((fs::path(perfmodel::EngineDataDir()) / "hardware.yaml").string());
+    std::string best;
+    for (const perfmodel::HardwareSpec& h : hardware)
+      if (lower.find(h.name) != std::string::npos && h.name.size() > best.size()) best = h.name;
+    return best;
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
+// The command line, rebuilt from the flags as given or defaulted.
+std::string CommandLine(const ProbeFlags& f) {
+  auto list = [](const auto& values) {
+    std::string out;
+    for (const auto& v : values) {
+      if (!out.empty()) out += ',';
+      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+        out += v;
+      } else {
+        out += std::to_string(v);
+      }
+    }
+    return out;
+  };
+  std::string out = "infermark gpu probe --out " + f.out;
+  if (!f.hardware.empty()) out += " --hardware " + f.hardware;
+  if (!f.models.empty()) out += " --models " + list(f.models);
+  out += " --tp " + list(f.tp);
+  if (f.quick) out += " --quick";
+  out += " --repeats " + std::to_string(f.repeats) + " --device " + std::to_string(f.device);
+  return out;
+}
+
+void PrintSummary(const HardwareProfile& p, std::size_t failed) {
+  std::printf("%s (%s), %d SMs, %.0f GB, CUDA runtime %s\n", p.gpu_name.c_str(), p.compute_capability.c_str(),
+              p.sm_count, p.memory_bytes / 1e9, p.cuda_runtime.c_str());
+  std::printf("  HBM read %.0f GB/s, write %.0f GB/s, copy %.0f GB/s (read + written)\n", p.hbm_read_bytes_per_s / 1e9,
+              p.hbm_write_bytes_per_s / 1e9, p.hbm_copy_bytes_per_s / 1e9);
+  std::printf("  GEMM peak bf16 %.0f TFLOP/s, fp8 %.0f TFLOP/s\n", p.gemm_peak_bf16 / 1e12, p.gemm_peak_fp8 / 1e12);
+  std::printf("  launch %.2f us, graph node %.2f us, graph replay %.2f us\n", p.kernel_launch_s * 1e6,
+              p.graph_kernel_s * 1e6, p.graph_launch_s * 1e6);
+  std::printf("  %-16s %-15s %-7s %-4s %3s %6s %6s %6s %4s %10s %9s %7s\n", "model", "op", "phase", "type", "tp", "m",
+              "n", "k", "exp", "us", "TFLOP/s", "TB/s");
+  std::size_t shown = 0;
+  for (const ProbedGemm& g : p.gemms) {
+    if (g.tp != 8 || (g.m != 1 && g.m != 64 && g.m != 256 && g.phase != "prefill") || g.dtype != "bf16") continue;
+    if (++shown > 16) break;
+    std::printf("  %-16s %-15s %-7s %-4s %3d %6lld %6lld %6lld %4d %10.2f %9.1f %7.2f\n", g.model.c_str(), g.op.c_str(),
+                g.phase.c_str(), g.dtype.c_str(), g.tp, static_cast<long long>(g.m), static_cast<long long>(g.n),
+                static_cast<long long>(g.k), g.experts, g.seconds * 1e6, g.Flops() / g.seconds / 1e12,
+                g.Bytes() / g.seconds / 1e12);
+  }
+  std::printf("  %zu GEMMs timed%s\n", p.gemms.size(),
+              failed > 0 ? (", " + std::to_string(failed) + " could not run (see stderr)").c_str() : "");
+}
+
+int RunProbe(const ProbeFlags& f) {
+  if (f.repeats < 20) BadFlag("--repeats", "must be at least 20");
+  for (const int tp : f.tp)
+    if (tp < 1 || tp > 64) BadFlag("--tp", "each degree must be in 1..64");
+  const std::vector<perfmodel::ModelSpec> models = Models(f.models);
+  GemmPlan plan = PlanGemms(models, f.tp, f.quick);
+  const gpu::ProbeLibrary library(gpu::ProbeLibrary::DefaultPath());
+
+  // Power and clocks at 10 Hz while the probe runs, when NVML is there.
+  const fs::path csv = f.power_csv.empty() ? fs::path(f.out + ".power.csv") : fs::path(f.power_csv);
+  constexpr double kInterval = 0.1;
+  std::unique_ptr<gpu::PowerSampler> sampler;
+  std::string driver;
+  try {
+    auto nvml = gpu::Nvml::Load();
+    driver = nvml->DriverVersion();
+    sampler = std::make_unique<gpu::PowerSampler>(
+        nvml, gpu::PowerSamplerOptions{csv, kInterval, {static_cast<unsigned>(f.device)}});
+    sampler->Start();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "infermark: no power sampling (%s): power and clocks stay 0\n", e.what());
+    sampler.reset();
+  }
+
+  const Json request = {{"device", f.device}, {"repeats", f.repeats}, {"warmup", 3},     {"hbm", true},
+                        {"peak", true},       {"launch", true},       {"verbose", true}, {"gemms", plan.requests}};
+  std::fprintf(stderr, "infermark: probing with %s: %zu GEMM shapes for %zu entries\n", library.path().c_str(),
+               plan.requests.size(), plan.entries.size());
+  Json result;
+  try {
+    result = library.Run(request);
+  } catch (...) {
+    if (sampler) sampler->Stop();
+    throw;
+  }
+  std::vector<PowerSample> samples;
+  if (sampler) {
+    const gpu::PowerSamplerReport report = sampler->Stop();
+    if (!report.error.empty())
+      std::fprintf(stderr, "infermark: power sampling stopped early: %s\n", report.error.c_str());
+    samples = ReadPowerCsv(csv, static_cast<unsigned>(f.device));
+  }
+
+  HardwareProfile p;
+  const Json& device = result["device"];
+  p.gpu_name = Text(device, "name");
+  p.gpu_uuid = Text(device, "uuid");
+  p.driver = driver.empty() ? "CUDA driver API " + Text(device, "cuda_driver_api") : driver;
+  p.cuda_runtime = Text(device, "cuda_runtime");
+  p.compute_capability = Text(device, "compute_capability");
+  p.sm_count = static_cast<int>(Number(device, "sm_count"));
+  p.memory_bytes = Number(device, "memory_bytes");
+  p.sm_clock_max_mhz = Number(device, "sm_clock_max_mhz");
+  p.mem_clock_max_mhz = Number(device, "mem_clock_max_mhz");
+  p.hardware = f.hardware.empty() ? GuessHardware(p.gpu_name) : f.hardware;
+  p.measured_at = UtcNow();
+  p.host = HostName();
+  p.infermark_version = std::string(kVersion) + " (" + GitCommit() + ")";
+  p.command = CommandLine(f);
+
+  const Json& tests = result["tests"];
+  auto test = [&](const char* name, const char* key, double& field) {
+    const auto it = tests.find(name);
+    if (it == tests.end()) return;
+    if (it->contains("error")) {
+      std::fprintf(stderr, "infermark: %s: %s\n", name, Text(*it, "error").c_str());
+      return;
+    }
+    field = Number(*it, key);
+    if (!samples.empty()) {
+      perfmodel::ProbedPower power = Window(samples, Number(*it, "start"), Number(*it, "end"), kInterval);
+      power.test = name;
+      p.power.push_back(power);
+    }
+  };
+  test("hbm_read", "bytes_per_s", p.hbm_read_bytes_per_s);
+  test("hbm_write", "bytes_per_s", p.hbm_write_bytes_per_s);
+  test("hbm_copy", "bytes_per_s", p.hbm_copy_bytes_per_s);
+  test("kernel_launch", "seconds_each", p.kernel_launch_s);
+  test("graph_kernel", "seconds_each", p.graph_kernel_s);
+  test("graph_launch", "seconds_each", p.graph_launch_s);
+  test("gemm_peak_bf16", "flops_per_s", p.gemm_peak_bf16);
+  test("gemm_peak_fp8", "flops_per_s", p.gemm_peak_fp8);
+
+  const Json& timed = result["gemms"];
+  std::map<std::size_t, const Json*> by_index;
+  for (const Json& g : timed) by_index[static_cast<std::size_t>(Number(g, "index"))] = &g;
+  std::size_t failed = 0;
+  std::set<std::size_t> reported;
+  for (std::size_t e = 0; e < plan.entries.size(); ++e) {
+    const auto it = by_index.find(plan.request_index[e]);
+    if (it == by_index.end()) continue;
+    const Json& r = *it->second;
+    if (r.contains("error")) {
+      if (reported.insert(plan.request_index[e]).second) {
+        ++failed;
+        std::fprintf(stderr, "infermark: GEMM %s m=%lld n=%lld k=%lld experts=%d: %s\n", plan.entries[e].dtype.c_str(),
+                     static_cast<long long>(plan.entries[e].m), static_cast<long long>(plan.entries[e].n),
+                     static_cast<long long>(plan.entries[e].k), plan.entries[e].experts, Text(r, "error").c_str());
+      }
+      continue;
+    }
+    ProbedGemm g = plan.entries[e];
+    g.n = static_cast<std::int64_t>(Number(r, "n"));
+    g.k = static_cast<std::int64_t>(Number(r, "k"));
+    g.seconds = Number(r, "seconds");
+    g.spread = Number(r, "spread");
+    if (!samples.empty()) {
+      const perfmodel::ProbedPower power = Window(samples, Number(r, "start"), Number(r, "end"), kInterval);
+      g.avg_power_w = power.avg_power_w;
+      g.sm_clock_mhz = power.sm_clock_mhz;
+    }
+    if (g.seconds > 0) p.gemms.push_back(std::move(g));
+  }
+  for (const Json& note : result.value("notes", Json::array()))
+    if (note.is_string()) std::fprintf(stderr, "infermark: note: %s\n", note.get<std::string>().c_str());
+
+  WriteFileAtomic(f.out, FormatHardwareProfile(p));
+  PrintSummary(p, failed);
+  std::printf("wrote %s\n", f.out.c_str());
+  return kExitOk;
+}
+
+int RunDiff(const std::string& a_path, const std::string& b_path, double tolerance) {
+  const HardwareProfile a = perfmodel::LoadHardwareProfile(a_path);
+  const HardwareProfile b = perfmodel::LoadHardwareProfile(b_path);
+  const perfmodel::ProfileComparison c = perfmodel::CompareHardwareProfiles(a, b);
+  std::printf("%-70s %12s %12s %8s\n", "figure", "A", "B", "B/A-1");
+  std::size_t over = 0;
+  for (const perfmodel::FigureDifference& d : c.figures) {
+    const bool outside = std::abs(d.relative) > tolerance;
+    over += outside ? 1 : 0;
+    std::printf("%-70s %12.5g %12.5g %+7.2f%%%s\n", (d.figure + " [" + d.unit + "]").c_str(), d.a, d.b,
+                100 * d.relative, outside ? "  *" : "");
+  }
+  for (const std::string& name : c.only_in_a) std::printf("%-70s only in A\n", name.c_str());
+  for (const std::string& name : c.only_in_b) std::printf("%-70s only in B\n", name.c_str());
+  std::vector<double> abs;
+  for (const perfmodel::FigureDifference& d : c.figures) abs.push_back(std::abs(d.relative));
+  std::printf("%zu figures compared: median |B/A-1| %.2f%%, largest %.2f%%; %zu beyond %.1f%% (marked *)\n",
+              c.figures.size(), 100 * Median(abs), 100 * c.MaxAbsRelative(), over, 100 * tolerance);
+  return over == 0 ? kExitOk : kExitRunFailed;
+}
+
+void AddGpuProbeCommands(CLI::App& app, CommandResult& result) {
+  CLI::App* group = CommandGroup(app, "gpu", "GPU telemetry through NVML (needs the NVIDIA driver)");
+  auto f = std::make_shared<ProbeFlags>();
+  auto* probe = group->add_subcommand(
+      "probe",
+      "Time HBM bandwidth, GEMMs at the built-in models' shapes (bf16, fp8; grouped bf16 GEMMs for their experts), "
+      "kernel launch and CUDA-graph overheads on this host's GPU, with power and clocks sampled meanwhile, and write "
+      "a hardware profile (needs libinfermark_gpu_probe.so, built when CMake finds the CUDA toolkit)");
+  probe->add_option("--out", f->out, "Hardware profile written (YAML; docs/gpu.md)")->required();
+  probe->add_option("--hardware", f->hardware, "Catalog key the profile refines (default: guessed from the GPU name)");
+  probe->add_option("--models", f->models, "Built-in models whose shapes are timed, comma-separated (default: all)")
+      ->delimiter(',');
+  probe->add_option("--tp", f->tp, "Parallel degrees whose per-rank shapes are timed (default 1,8)")->delimiter(',');
+  probe->add_flag("--quick", f->quick, "Decode batches 1, 64 and 256 only (instead of 1, 8, 32, 64, 128, 256)");
+  probe->add_option("--repeats", f->repeats, "Timed repeats of each test (at least 20)")->capture_default_str();
+  probe->add_option("--device", f->device, "CUDA device index")->capture_default_str();
+  probe->add_option("--power-csv", f->power_csv, "Power samples written (default: OUT.power.csv)");
+  probe->callback([f, &result] { result.exit_code = RunProbe(*f); });
+
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto tolerance = std::make_shared<double>(0.03);
+  auto* diff = group->add_subcommand(
+      "profile-diff",
+      "Print the relative difference of every figure two hardware profiles share (exit 1 when one differs by more "
+      "than --tolerance)");
+  diff->add_option("profiles", *files, "Profiles A and B")->required()->expected(2);
+  diff->add_option("--tolerance", *tolerance, "Largest relative difference accepted")->capture_default_str();
+  diff->callback([files, tolerance, &result] { result.exit_code = RunDiff((*files)[0], (*files)[1], *tolerance); });
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterCommand("gpu", &AddGpuProbeCommands);
+
+}  // namespace
+}  // namespace infermark::cli
