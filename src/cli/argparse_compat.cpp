@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 namespace infermark::cli {
 namespace {
@@ -40,7 +41,18 @@ const CLI::Option* ResolveLong(const CLI::App* app, const std::string& name, std
   return matches == 1 ? prefix_match : nullptr;
 }
 
+// Options declared with Appending().
+std::set<const CLI::Option*>& AppendingOptions() {
+  static std::set<const CLI::Option*> options;
+  return options;
+}
+
 }  // namespace
+
+CLI::Option* Appending(CLI::Option* option) {
+  AppendingOptions().insert(option);
+  return option;
+}
 
 std::vector<std::string> NormalizeArgparseStyle(const CLI::App& root, std::vector<std::string> args) {
   const CLI::App* app = &root;
@@ -81,6 +93,7 @@ std::vector<std::string> NormalizeArgparseStyle(const CLI::App& root, std::vecto
       }
     }
     auto& list = seen[opt];
+    if (AppendingOptions().count(opt) > 0) list.clear();
     for (const auto& earlier : list) {
       for (std::size_t k = earlier.begin; k < earlier.end; ++k) drop[k] = true;
     }

@@ -13,6 +13,10 @@ namespace infermark::cli {
 /// earlier occurrence, list options included (argparse keeps the last; CLI11 would append).
 std::vector<std::string> NormalizeArgparseStyle(const CLI::App& root, std::vector<std::string> args);
 
+/// Marks `option` as argparse's `action='append'`: every occurrence adds its values (`--interval 0.1
+/// --interval 1`) instead of replacing the earlier ones. Returns `option`.
+CLI::Option* Appending(CLI::Option* option);
+
 /// CLI11 transform accepting integers as Python's int() does: decimal digits with single `_`
 /// separators and any leading zeros (`010` is ten, not eight); hex and octal prefixes are errors.
 CLI::Validator PythonInt();

@@ -13,10 +13,12 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/gpu_telemetry.hpp"
 #include "cli/list_flags.hpp"
 #include "cli/signal_watcher.hpp"
 #include "core/diagnostic.hpp"
@@ -44,6 +46,9 @@ struct BenchFlags {
   bool no_continuous_usage = false;
   double max_failure_percent = 5.0;
   double max_engine_slip_percent = 1.0;
+  bool gpu_telemetry = false;
+  double gpu_telemetry_interval_s = 1.0;
+  long long expected_num_gpus = 0;
   std::vector<CLI::Option*> ignorable;
 };
 
@@ -152,8 +157,22 @@ int RunBench(BenchFlags& f) {
     std::fprintf(stderr, "infermark bench: accepted without effect: %s\n", names.c_str());
   }
 
+  if (f.gpu_telemetry) {
+    if (!c.save_result && !c.save_detailed)
+      BadFlag("--gpu-telemetry", "needs --save-result (the power fields go there)");
+    if (!(f.gpu_telemetry_interval_s > 0)) BadFlag("--gpu-telemetry-interval", "must be a positive number of seconds");
+    if (f.expected_num_gpus < 0) BadFlag("--expected-num-gpus", "must be 0 (the GPUs sampled) or more");
+  }
+
   SignalWatcher signals("infermark bench");
   c.stop = signals.flag();
+  // Started after the watcher blocked SIGINT/SIGTERM, so that the sampling thread never takes them.
+  std::optional<GpuTelemetry> telemetry;
+  if (f.gpu_telemetry) {
+    // The name InferenceX's monitor writes, beside the result.
+    telemetry.emplace(std::filesystem::path(c.result_dir.empty() ? "." : c.result_dir) / "gpu_metrics.csv",
+                      f.gpu_telemetry_interval_s);
+  }
   loadgen::BenchResult result;
   try {
     result = loadgen::RunHttpBenchmark(c);
@@ -162,6 +181,10 @@ int RunBench(BenchFlags& f) {
     return kExitRunFailed;
   }
   const std::string path = c.save_result || c.save_detailed ? SaveResult(c, result) : std::string();
+  if (telemetry) {
+    const PowerFields power = telemetry->Finish(path, f.expected_num_gpus);
+    std::fprintf(stderr, "infermark bench: %s\n", power.summary.c_str());
+  }
   PrintSummary(result, path);
   if (result.dataset_length_mismatches > 0) {
     std::fprintf(stderr, "infermark bench: %zu prompts do not re-encode to their drawn length\n",
@@ -274,6 +297,14 @@ void AddBenchCommand(CLI::App& app, CommandResult& result) {
   cmd->add_option("--max-failure-percent", f->max_failure_percent, "VALID only if at most this % failed")
       ->capture_default_str();
   cmd->add_flag("--no-progress", f->no_progress, "No progress line even on a terminal");
+  cmd->add_flag("--gpu-telemetry", f->gpu_telemetry,
+                "Sample GPU power through NVML during the run into gpu_metrics.csv beside the result, then add "
+                "InferenceX's power fields to the result and write power_validation_<result>.json");
+  cmd->add_option("--gpu-telemetry-interval", f->gpu_telemetry_interval_s, "Seconds between GPU power samples")
+      ->capture_default_str();
+  cmd->add_option("--expected-num-gpus", f->expected_num_gpus,
+                  "GPUs the deployment uses (TP·PP·PCP) for the power validity check (0: the GPUs sampled)")
+      ->capture_default_str();
   cmd->callback([f, &result] { result.exit_code = RunBench(*f); });
 }
 

@@ -37,4 +37,9 @@ std::vector<int> ParseCpuList(const std::string& flag, const std::string& text) 
   return ParseInts(flag, text, 0, "CPU numbers");
 }
 
+std::vector<int> ParseGpuList(const std::string& flag, const std::string& text) {
+  if (text.empty()) return {};
+  return ParseInts(flag, text, 0, "GPU indices");
+}
+
 }  // namespace infermark::cli

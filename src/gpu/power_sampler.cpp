@@ -94,6 +94,9 @@ void PowerSampler::Tick() {
   }
 }
 
+// The counters' read time (the middle of the reads) on the CSV's millisecond grid: rounded up at
+// the start and down at the end, so that the ticks around the reads, whose times the CSV truncates
+// to the millisecond, still bracket the window.
 double PowerSampler::ReadCounters(bool at_start) {
   const auto before = std::chrono::system_clock::now();
   for (GpuEnergyCounter& counter : report_.energy) {
@@ -104,7 +107,8 @@ double PowerSampler::ReadCounters(bool at_start) {
     }
   }
   const auto after = std::chrono::system_clock::now();
-  return (UnixSeconds(before) + UnixSeconds(after)) / 2;
+  const double millis = (UnixSeconds(before) + UnixSeconds(after)) / 2 * 1000;
+  return (at_start ? std::ceil(millis) : std::floor(millis)) / 1000;
 }
 
 void PowerSampler::Start() {

@@ -50,11 +50,13 @@ struct GpuEnergyCounter {
 
 /// What a finished sampling run did.
 struct PowerSamplerReport {
-  std::filesystem::path csv;             ///< The CSV written.
-  double interval_s = 0;                 ///< The interval asked for.
-  std::vector<unsigned> gpus;            ///< The GPUs sampled, in row order.
-  double start_time_unix = 0;            ///< When the energy counters were read at start (after the first tick).
-  double end_time_unix = 0;              ///< When they were read at stop (before the bracketing tick).
+  std::filesystem::path csv;   ///< The CSV written.
+  double interval_s = 0;       ///< The interval asked for.
+  std::vector<unsigned> gpus;  ///< The GPUs sampled, in row order.
+  /// When the energy counters were read at start (after the first tick), rounded up to the millisecond.
+  double start_time_unix = 0;
+  /// When they were read at stop (before the bracketing tick), rounded down to the millisecond.
+  double end_time_unix = 0;
   std::size_t ticks = 0;                 ///< Sampling ticks written, the bracketing one included.
   std::size_t rows = 0;                  ///< CSV rows written (ticks × GPUs unless a write failed).
   std::size_t skipped_ticks = 0;         ///< Deadlines passed while a tick was still reading (fell behind).
