@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU probe on a GPU machine, twice, and how far the two runs agree. BIN (default .devrun)
-# holds the infermark binary, libinfermark_gpu_probe.so and the CUDA libraries it needs that the
-# machine may lack (libcudart.so.13, libcublas.so.13, libcublasLt.so.13: see `ldd`); run from the
+# holds the infermark binary and libinfermark_gpu_probe.so (and any CUDA 13 library the machine
+# lacks: libcudart.so.13, libcublas.so.13, libcublasLt.so.13, see `ldd`); run from the
 # repository root so that data/engine is found. Writes to $OUT (default ./gpu-probe-out), eight
 # files: env.txt (nvidia-smi, ldd), profile_1.yaml, profile_2.yaml, their power samples
 # (profile_N.power.csv), probe_N.log and profile_diff.txt. Extra arguments go to `gpu probe`
@@ -19,7 +19,19 @@ if ! command -v nvidia-smi >/dev/null; then
   echo "nvidia-smi not found: no NVIDIA driver on this machine" >&2
   exit 1
 fi
-export LD_LIBRARY_PATH="$PWD/$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The CUDA libraries: beside the binary first, then the toolkit's folders, then wherever the machine
+# keeps a libcublasLt.so.13 (a Python package's copy, say).
+bin="$(cd "$bin" && pwd)"
+libs="$bin:/usr/local/cuda/lib64:/usr/local/cuda/lib"
+if ! LD_LIBRARY_PATH="$libs" ldd "$bin/libinfermark_gpu_probe.so" | grep -q "not found"; then
+  :
+else
+  found="$(find /usr/local /opt /usr/lib -name 'libcublasLt.so.13' 2>/dev/null | head -n 1 || true)"
+  [ -n "$found" ] && libs="$libs:$(dirname "$found")"
+  found="$(find /usr/local /opt /usr/lib -name 'libcudart.so.13' 2>/dev/null | head -n 1 || true)"
+  [ -n "$found" ] && libs="$libs:$(dirname "$found")"
+fi
+export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 {
   nvidia-smi --query-gpu=name,uuid,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
     --format=csv
