@@ -1,7 +1,11 @@
-// `infermark results process|ingest|list|show|export|compare`: InferenceX's result processing,
-// the results store and run comparison. All logic lives in src/results/.
+// `infermark results process|power|ingest|list|show|export|compare`: InferenceX's result
+// processing and power aggregation, the results store and run comparison. All logic lives in
+// src/results/.
 
+#include <cctype>
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -18,6 +22,7 @@
 #include "results/csv_export.hpp"
 #include "results/indented_json.hpp"
 #include "results/ingest.hpp"
+#include "results/power_aggregation.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
 #include "results/result_store.hpp"
@@ -129,6 +134,48 @@ int RunProcess(ProcessCommand& cmd) {
   WriteFileAtomic(out_path, body);
   if (!cmd.quiet) std::cout << body << '\n';
   return kExitOk;
+}
+
+// --- power -----------------------------------------------------------------------------------
+
+struct PowerCommand {
+  results::PowerRunOptions options;
+  std::string expected_num_gpus;
+  std::string validation_result;
+  bool require_power = false;
+};
+
+// Python's int() for a command-line count: surrounding spaces and a sign allowed.
+long long CountArgument(const std::string& text, const std::string& flag) {
+  std::string_view s = text;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  long long value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
+    throw InputError(Diagnostic{{}, "", flag, "must be an integer, got '" + text + "'"});
+  }
+  return value;
+}
+
+bool RequirePowerFromEnvironment() {
+  const char* value = std::getenv("REQUIRE_POWER");
+  if (value == nullptr) return false;
+  std::string lowered(value);
+  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lowered == "1" || lowered == "true" || lowered == "yes";
+}
+
+int RunPower(PowerCommand& cmd) {
+  results::PowerRunOptions options = cmd.options;
+  options.expected_num_gpus = CountArgument(cmd.expected_num_gpus, "--expected-num-gpus");
+  if (!cmd.validation_result.empty()) options.validation_result = cmd.validation_result;
+  options.require_power = cmd.require_power || RequirePowerFromEnvironment();
+  const results::PowerRunOutcome outcome = results::RunPowerAggregation(options);
+  for (const std::string& message : outcome.messages) std::cerr << "[results power] " << message << '\n';
+  if (!outcome.summary.empty()) std::cout << "[results power] " << outcome.summary << '\n';
+  return outcome.exit_code;
 }
 
 // --- ingest ----------------------------------------------------------------------------------
@@ -316,6 +363,23 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   p->add_flag("-q,--quiet", process->quiet, "Do not print the record");
   process->flags.Add(p);
   p->callback([process, &result] { result.exit_code = RunProcess(*process); });
+
+  auto power = std::make_shared<PowerCommand>();
+  auto* pw = results_cmd->add_subcommand(
+      "power",
+      "Integrate GPU power telemetry over the benchmark window into energy per token, as InferenceX's "
+      "aggregate_power.py: patch the agg record and write the power_validation_*.json sidecar");
+  pw->add_option("--csv", power->options.csv, "Telemetry CSV (nvidia-smi or amd-smi)")->capture_default_str();
+  pw->add_option("--bench-result", power->options.bench_result,
+                 "Client result JSON (benchmark window, completed requests and token totals)")
+      ->required();
+  pw->add_option("--agg-result", power->options.agg_result, "agg_*.json record to patch in place")->required();
+  pw->add_option("--expected-num-gpus", power->expected_num_gpus, "GPUs of the deployment (TP x PP x PCP)")->required();
+  pw->add_option("--validation-result", power->validation_result,
+                 "Sidecar path (default: power_validation_<result name>.json beside the client result)");
+  pw->add_flag("--require-power", power->require_power,
+               "Exit 1 when power is invalid, after writing both files (also REQUIRE_POWER=1|true|yes)");
+  pw->callback([power, &result] { result.exit_code = RunPower(*power); });
 
   auto ingest = std::make_shared<IngestCommand>();
   auto* i = results_cmd->add_subcommand("ingest", "Store result files (client results or agg records) as one run");
