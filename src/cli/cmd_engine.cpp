@@ -21,6 +21,7 @@
 #include "engine/engine_server.hpp"
 #include "perfmodel/calibration_report.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "perfmodel/kernel_classes.hpp"
 #include "sim/predict.hpp"
 
 namespace infermark::cli {
@@ -34,6 +35,7 @@ struct CalibrateOptions {
   std::string report;
   std::string points_csv;
   std::string holdout;
+  std::vector<std::string> hardware_profiles;
   unsigned threads = 1;
   int max_evaluations = 400;
   double prior_weight = 0.01;
@@ -52,7 +54,7 @@ int RunCalibrate(const CalibrateOptions& o) {
   const std::string out_dir = o.out_dir.empty() ? (fs::path(data.dir) / "calibrated").string() : o.out_dir;
   auto points = perfmodel::LoadMeasuredPoints(measured);
   std::cerr << "calibrate: " << points.size() << " measured points; simulating each once…\n";
-  const perfmodel::Calibrator calibrator(data, std::move(points), o.threads, &sim::RecordTrace);
+  const perfmodel::Calibrator calibrator(data, std::move(points), o.threads, &sim::RecordTrace, o.hardware_profiles);
   std::cerr << "calibrate: traces ready in " << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
   perfmodel::FitSettings settings;
   settings.max_evaluations = o.max_evaluations;
@@ -76,7 +78,8 @@ int RunCalibrate(const CalibrateOptions& o) {
     }
     std::cerr << "calibrate: " << held.size() << " held-out points of " << holdout_path << " (" << skipped
               << " multi-node disaggregated GB200 points left out)\n";
-    holdout = std::make_unique<perfmodel::Calibrator>(data, std::move(held), o.threads, &sim::RecordTrace);
+    holdout = std::make_unique<perfmodel::Calibrator>(data, std::move(held), o.threads, &sim::RecordTrace,
+                                                      o.hardware_profiles);
   }
   const std::vector<perfmodel::RepeatedPoint> repeats =
       fs::exists(repeat) ? perfmodel::LoadRepeatedPoints(repeat) : std::vector<perfmodel::RepeatedPoint>{};
@@ -127,6 +130,9 @@ int RunServe(const ServeFlags& flags) {
             << d.memory.kv_capacity_tokens << " tokens, time scale " << desc.time_scale
             << (desc.time_scale == 0 ? " (max speed)" : "") << ", tokenizer " << desc.tokenizer
             << (desc.tokenizer_stand_in ? " (stand-in)" : "") << ", served as '" << desc.served_model_name << "'\n";
+  for (const auto& change : d.profile_changes) std::cerr << "infermark engine: hardware profile: " << change << '\n';
+  if (const std::string w = perfmodel::TransferWarning(d); !w.empty())
+    std::cerr << "infermark engine: warning: " << w << '\n';
   const std::string host =
       flags.serve.host.find(':') != std::string::npos ? "[" + flags.serve.host + "]" : flags.serve.host;
   std::cout << "infermark engine: listening on http://" << host << ":" << server.port() << std::endl;
@@ -172,8 +178,7 @@ void AddServeCommand(CLI::App* engine_cmd, CommandResult& result) {
 }
 
 void AddEngineCommand(CLI::App& app, CommandResult& result) {
-  auto* cmd = app.add_subcommand("engine", "The built-in engine: serve it over HTTP, calibrate its model");
-  cmd->require_subcommand(1);
+  auto* cmd = CommandGroup(app, "engine", "The built-in engine: serve it over HTTP, calibrate its model");
   AddServeCommand(cmd, result);
   auto o = std::make_shared<CalibrateOptions>();
   auto* cal = cmd->add_subcommand(
@@ -183,6 +188,8 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
   cal->add_option("--measured", o->measured, "Measured points CSV (default: data/engine/measured/measured_points.csv)");
   cal->add_option("--repeat", o->repeat, "Repeat-run CSV for the noise floor");
   cal->add_option("--out", o->out_dir, "Folder for the profiles (default: data/engine/calibrated)");
+  cal->add_option("--hardware-profile", o->hardware_profiles,
+                  "Measured profiles (infermark gpu probe); each applies to the points of the GPU it measured");
   cal->add_option("--holdout", o->holdout,
                   "Points of architectures never fitted, predicted with the new profiles (protocol (c); "
                   "default: data/engine/holdout/holdout_points.csv; `none` skips it)");

@@ -128,6 +128,7 @@ int RunPredict(const PredictOptions& o) {
               << "; weights " << d.memory.weight_bytes_per_gpu / 1e9 << " GB/GPU, KV capacity "
               << d.memory.kv_capacity_tokens << " tokens (" << d.scheduler.num_blocks << " blocks of "
               << d.scheduler.block_size << "); factors: " << d.efficiency_source << '\n';
+    for (const auto& change : d.profile_changes) std::cerr << "predict: hardware profile: " << change << '\n';
   }
   Json out = Json::array();
   if (format == "table") {

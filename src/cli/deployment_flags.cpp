@@ -34,6 +34,9 @@ void AddDeploymentFlags(CLI::App* cmd, DeploymentFlags& flags) {
                 "SGLang: HiCache, a host-DRAM tier of the radix cache");
   cmd->add_option("--hicache-size", d.hicache_size_gb, "SGLang: HiCache host pool per rank, GB (wins over the ratio)");
   cmd->add_option("--hicache-ratio", d.hicache_ratio, "SGLang: HiCache host pool as a multiple of the GPU pool (2)");
+  cmd->add_option("--hardware-profile", d.hardware_profile,
+                  "A measured profile of the GPU (infermark gpu probe): its ceilings and grouped-GEMM efficiency "
+                  "replace the datasheet's and the priors (docs/engine-model.md, \"Hardware profiles\")");
   cmd->add_option("--spec-decoding", d.spec_decoding, "none or mtp")->capture_default_str();
   cmd->add_option("--num-speculative-tokens", d.num_speculative_tokens, "Draft tokens per step (mtp)");
   cmd->add_option("--acceptance", flags.acceptance, "Acceptance rate, or one per draft position, comma-separated");

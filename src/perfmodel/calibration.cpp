@@ -10,6 +10,7 @@
 
 #include "core/internal_error.hpp"
 #include "core/numpy_stats.hpp"
+#include "perfmodel/hardware_profile.hpp"
 #include "perfmodel/kernel_classes.hpp"
 #include "perfmodel/nelder_mead.hpp"
 #include "perfmodel/step_time.hpp"
@@ -55,17 +56,16 @@ double Sigmoid(double x) {
 }
 
 // The fitted factors as an unconstrained vector: fractions through a logit, times through a log.
-constexpr std::size_t kParams = 12;
+constexpr std::size_t kParams = 11;
 std::vector<double> Encode(const EfficiencyFactors& e) {
   return std::vector<double>{Logit(e.hbm_bw_fraction),
                              Logit(e.flops_fraction),
                              Logit(e.attention_flops_fraction),
                              std::log(e.step_overhead_us + 1),
-                             std::log(e.layer_overhead_us + 0.1),
+                             std::log(e.kernel_overhead_us + 0.05),
                              std::log(e.seq_overhead_us + 0.1),
                              std::log(e.allreduce_latency_us + 0.5),
                              Logit(e.low_bit_bw_efficiency),
-                             std::log(e.moe_layer_overhead_ratio),
                              std::log(e.weight_only_moe_overhead_ratio),
                              Logit(e.weight_only_flops_efficiency),
                              Logit(e.attention_bw_fraction)};
@@ -77,14 +77,13 @@ EfficiencyFactors Decode(const std::vector<double>& x, const EfficiencyFactors& 
   e.flops_fraction = 0.05 + 0.93 * Sigmoid(x[1]);
   e.attention_flops_fraction = 0.05 + 0.93 * Sigmoid(x[2]);
   e.step_overhead_us = std::exp(x[3]) - 1;
-  e.layer_overhead_us = std::exp(x[4]) - 0.1;
+  e.kernel_overhead_us = std::exp(x[4]) - 0.05;
   e.seq_overhead_us = std::exp(x[5]) - 0.1;
   e.allreduce_latency_us = std::exp(x[6]) - 0.5;
   e.low_bit_bw_efficiency = 0.05 + 0.95 * Sigmoid(x[7]);
-  e.moe_layer_overhead_ratio = std::exp(x[8]);
-  e.weight_only_moe_overhead_ratio = std::exp(x[9]);
-  e.weight_only_flops_efficiency = 0.05 + 0.95 * Sigmoid(x[10]);
-  e.attention_bw_fraction = 0.05 + 0.93 * Sigmoid(x[11]);
+  e.weight_only_moe_overhead_ratio = std::exp(x[8]);
+  e.weight_only_flops_efficiency = 0.05 + 0.95 * Sigmoid(x[9]);
+  e.attention_bw_fraction = 0.05 + 0.93 * Sigmoid(x[10]);
   return e;
 }
 std::vector<double> EncodeBounded(const EfficiencyFactors& e) {
@@ -94,13 +93,13 @@ std::vector<double> EncodeBounded(const EfficiencyFactors& e) {
   x[1] = inv(e.flops_fraction);
   x[2] = inv(e.attention_flops_fraction);
   x[7] = Logit(std::clamp((e.low_bit_bw_efficiency - 0.05) / 0.95, 1e-3, 1 - 1e-3));
-  x[10] = Logit(std::clamp((e.weight_only_flops_efficiency - 0.05) / 0.95, 1e-3, 1 - 1e-3));
-  x[11] = inv(e.attention_bw_fraction);
+  x[9] = Logit(std::clamp((e.weight_only_flops_efficiency - 0.05) / 0.95, 1e-3, 1 - 1e-3));
+  x[10] = inv(e.attention_bw_fraction);
   return x;
 }
 
 // How far a parameter may drift from its prior before the pull is felt (in encoded units).
-constexpr double kPriorWidth[kParams] = {1.5, 1.5, 1.5, 1.5, 1.0, 1.5, 1.0, 1.0, 0.3, 0.3, 1.0, 1.0};
+constexpr double kPriorWidth[kParams] = {1.5, 1.5, 1.5, 1.5, 1.0, 1.5, 1.0, 1.0, 0.3, 1.0, 1.0};
 
 }  // namespace
 
@@ -123,8 +122,10 @@ ErrorSummary NoiseFloor(const std::vector<RepeatedPoint>& repeats) {
 }
 
 Calibrator::Calibrator(const EngineData& data, std::vector<MeasuredPoint> points, unsigned threads,
-                       const TraceRecorder& record)
+                       const TraceRecorder& record, const std::vector<std::string>& hardware_profiles)
     : data_(data), points_(std::move(points)) {
+  std::map<std::string, std::string> profile_of;  // GPU -> profile path
+  for (const auto& path : hardware_profiles) profile_of[LoadHardwareProfile(path).hardware] = path;
   prepared_.resize(points_.size());
   ParallelFor(points_.size(), threads, [&](std::size_t i) {
     const MeasuredPoint& p = points_[i];
@@ -137,6 +138,7 @@ Calibrator::Calibrator(const EngineData& data, std::vector<MeasuredPoint> points
     o.tp = p.tp;
     o.use_calibration = false;
     o.prefix_caching = false;  // random prompts share nothing; saves the hashing
+    if (const auto it = profile_of.find(p.hardware); it != profile_of.end()) o.hardware_profile = it->second;
     prep->deployment = ResolveDeployment(data_, o);
     prep->model = std::make_unique<StepTimeModel>(prep->deployment);
     prep->trace = record(prep->deployment, p);

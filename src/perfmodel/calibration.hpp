@@ -65,7 +65,9 @@ using TraceRecorder = std::function<Trace(const Deployment& deployment, const Me
 class Calibrator {
  public:
   /// Resolves each point's deployment and records its trace with `record` (the expensive part).
-  Calibrator(const EngineData& data, std::vector<MeasuredPoint> points, unsigned threads, const TraceRecorder& record);
+  /// `hardware_profiles` (paths of `gpu probe` profiles) apply to the points of the GPU each measured.
+  Calibrator(const EngineData& data, std::vector<MeasuredPoint> points, unsigned threads, const TraceRecorder& record,
+             const std::vector<std::string>& hardware_profiles = {});
   ~Calibrator();
 
   /// Points.

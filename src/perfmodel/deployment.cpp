@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <optional>
 
 #include "core/diagnostic.hpp"
+#include "perfmodel/profile_adjustment.hpp"
 
 namespace infermark::perfmodel {
 
@@ -177,6 +180,16 @@ Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o)
   } else {
     d.efficiency = d.framework.efficiency;
     d.efficiency_source = "frameworks.yaml priors (" + d.framework.name + ")";
+  }
+  if (!o.hardware_profile.empty()) {
+    const HardwareProfile profile = LoadHardwareProfile(o.hardware_profile);
+    // The reference probe of this GPU kind, when the project ships one (and it is another file).
+    const std::filesystem::path ref_path = std::filesystem::path(data.dir) / "profiles" / (d.hardware.name + ".yaml");
+    std::optional<HardwareProfile> reference;
+    std::error_code ec;
+    if (std::filesystem::exists(ref_path) && !std::filesystem::equivalent(ref_path, o.hardware_profile, ec))
+      reference = LoadHardwareProfile(ref_path.string());
+    d.profile_changes = ApplyHardwareProfile(d, profile, reference ? &*reference : nullptr).changes;
   }
   SchedulerConfig& s = d.scheduler;
   const SchedulerDefaults& f = d.framework.scheduler;

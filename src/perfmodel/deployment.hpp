@@ -38,6 +38,7 @@ struct DeploymentOptions {
   int num_speculative_tokens = 0;         ///< Draft tokens per step (mtp; default 1 or the model's).
   std::vector<double> acceptance;         ///< Per-position acceptance rates (default 0.7 each).
   bool use_calibration = true;            ///< Use data/engine/calibrated/ when a profile matches.
+  std::string hardware_profile;           ///< A measured hardware profile (`gpu probe`) of the GPU deployed.
 };
 
 /// Scheduler settings after defaults, flags and memory are resolved.
@@ -81,8 +82,9 @@ struct Deployment {
   std::string efficiency_source;  ///< Which file they came from (calibrated profile or prior).
   /// Kernel classes the chosen calibrated profile was fitted on (empty: priors, nothing measured).
   std::vector<std::string> calibrated_classes;
-  SchedulerConfig scheduler;  ///< Scheduler settings.
-  MemoryPlan memory;          ///< Memory plan.
+  std::vector<std::string> profile_changes;  ///< What --hardware-profile changed, one line per figure.
+  SchedulerConfig scheduler;                 ///< Scheduler settings.
+  MemoryPlan memory;                         ///< Memory plan.
 
   /// GPUs the deployment occupies.
   [[nodiscard]] int NumGpus() const { return tp; }

@@ -27,12 +27,13 @@ EfficiencyFactors ReadEfficiency(FieldReader& r, const EfficiencyFactors& d) {
   e.attention_flops_fraction = Fraction(r, "attention_flops_fraction", Need::kDefaulted, d.attention_flops_fraction);
   e.link_bw_fraction = Fraction(r, "link_bw_fraction", Need::kDefaulted, d.link_bw_fraction);
   e.step_overhead_us = NonNegative(r, "step_overhead_us", d.step_overhead_us);
-  e.layer_overhead_us = NonNegative(r, "layer_overhead_us", d.layer_overhead_us);
+  e.kernel_overhead_us = NonNegative(r, "kernel_overhead_us", d.kernel_overhead_us);
   e.seq_overhead_us = NonNegative(r, "seq_overhead_us", d.seq_overhead_us);
   e.allreduce_latency_us = NonNegative(r, "allreduce_latency_us", d.allreduce_latency_us);
   e.alltoall_latency_us = NonNegative(r, "alltoall_latency_us", d.alltoall_latency_us);
   e.low_bit_bw_efficiency = Fraction(r, "low_bit_bw_efficiency", Need::kDefaulted, d.low_bit_bw_efficiency);
-  e.moe_layer_overhead_ratio = NonNegative(r, "moe_layer_overhead_ratio", d.moe_layer_overhead_ratio);
+  e.expert_overhead_us = NonNegative(r, "expert_overhead_us", d.expert_overhead_us);
+  e.grouped_bw_efficiency = Fraction(r, "grouped_bw_efficiency", Need::kDefaulted, d.grouped_bw_efficiency);
   e.weight_only_flops_efficiency =
       Fraction(r, "weight_only_flops_efficiency", Need::kDefaulted, d.weight_only_flops_efficiency);
   e.weight_only_moe_overhead_ratio = NonNegative(r, "weight_only_moe_overhead_ratio", d.weight_only_moe_overhead_ratio);
@@ -64,18 +65,18 @@ std::string FormatCalibratedProfile(const CalibratedProfile& p, const std::vecto
   for (const auto& line : comment) out += "# " + line + "\n";
   char buf[4096];
   const EfficiencyFactors& e = p.efficiency;
-  std::snprintf(
-      buf, sizeof buf,
-      "framework: %s\nscope: %s\nefficiency:\n"
-      "  hbm_bw_fraction: %.4f\n  flops_fraction: %.4f\n  attention_flops_fraction: %.4f\n"
-      "  link_bw_fraction: %.4f\n  step_overhead_us: %.2f\n  layer_overhead_us: %.3f\n"
-      "  seq_overhead_us: %.3f\n  allreduce_latency_us: %.3f\n  alltoall_latency_us: %.3f\n"
-      "  low_bit_bw_efficiency: %.4f\n  moe_layer_overhead_ratio: %.4f\n"
-      "  attention_bw_fraction: %.4f\n  weight_only_flops_efficiency: %.4f\n  weight_only_moe_overhead_ratio: %.4f\n",
-      p.framework.c_str(), p.scope.c_str(), e.hbm_bw_fraction, e.flops_fraction, e.attention_flops_fraction,
-      e.link_bw_fraction, e.step_overhead_us, e.layer_overhead_us, e.seq_overhead_us, e.allreduce_latency_us,
-      e.alltoall_latency_us, e.low_bit_bw_efficiency, e.moe_layer_overhead_ratio, e.attention_bw_fraction,
-      e.weight_only_flops_efficiency, e.weight_only_moe_overhead_ratio);
+  std::snprintf(buf, sizeof buf,
+                "framework: %s\nscope: %s\nefficiency:\n"
+                "  hbm_bw_fraction: %.4f\n  flops_fraction: %.4f\n  attention_flops_fraction: %.4f\n"
+                "  link_bw_fraction: %.4f\n  step_overhead_us: %.2f\n  kernel_overhead_us: %.3f\n"
+                "  seq_overhead_us: %.3f\n  allreduce_latency_us: %.3f\n  alltoall_latency_us: %.3f\n"
+                "  low_bit_bw_efficiency: %.4f\n  expert_overhead_us: %.3f\n"
+                "  attention_bw_fraction: %.4f\n  weight_only_flops_efficiency: %.4f\n  "
+                "weight_only_moe_overhead_ratio: %.4f\n  grouped_bw_efficiency: %.4f\n",
+                p.framework.c_str(), p.scope.c_str(), e.hbm_bw_fraction, e.flops_fraction, e.attention_flops_fraction,
+                e.link_bw_fraction, e.step_overhead_us, e.kernel_overhead_us, e.seq_overhead_us, e.allreduce_latency_us,
+                e.alltoall_latency_us, e.low_bit_bw_efficiency, e.expert_overhead_us, e.attention_bw_fraction,
+                e.weight_only_flops_efficiency, e.weight_only_moe_overhead_ratio, e.grouped_bw_efficiency);
   out += buf;
   if (!p.kernel_classes.empty()) {
     out += "kernel_classes:";

@@ -19,15 +19,17 @@ struct EfficiencyFactors {
   double attention_flops_fraction = 0.35;  ///< Achieved fraction of bf16 peak in attention.
   double link_bw_fraction = 0.6;           ///< Achieved fraction of scale-up bandwidth.
   double step_overhead_us = 200;           ///< Fixed time per forward pass (scheduling, sampling, launch).
-  double layer_overhead_us = 50;           ///< Fixed time per layer per forward pass (kernel gaps, syncs).
+  double kernel_overhead_us = 4;           ///< Fixed time per kernel a forward pass launches (gap, ramp, tail).
   double seq_overhead_us = 8;              ///< Time per sequence in the batch per forward pass (CPU work).
   double allreduce_latency_us = -1;        ///< Start latency of one all-reduce (< 0: the hardware's prior).
   double alltoall_latency_us = -1;         ///< Start latency of one all-to-all (< 0: the hardware's prior).
   double low_bit_bw_efficiency = 0.65;  ///< 4-bit weights (nvfp4, mxfp4, int4) stream at this share of hbm_bw_fraction.
-  double moe_layer_overhead_ratio = 1.0;  ///< A MoE layer's fixed time relative to a dense layer's.
+  double grouped_bw_efficiency = 0.66;  ///< MoE grouped GEMMs stream weights at this share of hbm_bw_fraction.
+  double expert_overhead_us = 0;        ///< Fixed time per expert a MoE layer's grouped GEMMs touch on one GPU.
   double weight_only_flops_efficiency =
       0.6;  ///< GEMMs dequantizing 4-bit weights to bf16 reach this share of flops_fraction.
-  double weight_only_moe_overhead_ratio = 1.8;  ///< The same when 4-bit experts run weight-only (no native FP4 math).
+  double weight_only_moe_overhead_ratio =
+      1.8;  ///< A MoE block's fixed time, relative to its kernel count, when 4-bit experts run weight-only.
 };
 
 /// Reads the factors of one `efficiency:` mapping (missing fields keep `defaults`).

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perfmodel/kernel_classes.hpp"
+
 namespace infermark::perfmodel {
 
 double CausalPairs(double cached, double chunk, double cap) {
@@ -70,7 +72,11 @@ StepTimeModel::StepTimeModel(const Deployment& d) {
 
   const double dense_b = q.experts_only ? 2.0 : q.quant_bytes;
   const double tp_attn = d.dp_attention ? 1 : d.tp;
-  attn_weight_bytes_ = p.attention_per_layer * dense_b / tp_attn;
+  // MLA's down-projections (q_a, kv_a) are replicated on every TP rank; the rest is split.
+  double replicated = 0;
+  if (a.kind == AttentionSpec::Kind::kMla)
+    replicated = double(m.hidden) * (a.q_lora_rank + a.kv_lora_rank + a.qk_rope_head_dim);
+  attn_weight_bytes_ = (replicated + (p.attention_per_layer - replicated) / tp_attn) * dense_b;
   attn_flops_per_token_ = 2 * p.attention_per_layer / tp_attn;
   const double heads_rank = a.heads / tp_attn;
   if (a.kind == AttentionSpec::Kind::kMla) {
@@ -105,6 +111,8 @@ StepTimeModel::StepTimeModel(const Deployment& d) {
   router_bytes_ = p.router_per_layer * 2.0;
   lm_head_bytes_ = (m.tied_embeddings ? p.embedding : p.lm_head) * 2.0 / d.tp;
   lm_head_flops_per_seq_ = 2.0 * m.vocab * m.hidden / d.tp;
+  // Weight-only experts' extra kernels are weight_only_moe_overhead_ratio's (MoeKernels).
+  kernels_ = CountKernels(m, d.tp, d.dp_attention, false);
   spec_tokens_ = d.scheduler.spec_tokens;
   mtp_draft_ = spec_tokens_ > 0;
   eff_ = d.efficiency;
@@ -122,10 +130,16 @@ double StepTimeModel::RoofAttention(double bytes, double flops) const {
   return std::max(bytes / (eff_.attention_bw_fraction * hbm_bw_), flops / (eff_.attention_flops_fraction * peak_bf16_));
 }
 
-double StepTimeModel::RoofWeights(double bytes, double flops, double peak, bool low_bit, bool weight_only) const {
-  const double bw = eff_.hbm_bw_fraction * (low_bit ? eff_.low_bit_bw_efficiency : 1.0) * hbm_bw_;
+double StepTimeModel::RoofWeights(double bytes, double flops, double peak, bool low_bit, bool weight_only,
+                                  bool grouped) const {
+  const double bw = eff_.hbm_bw_fraction * (low_bit ? eff_.low_bit_bw_efficiency : 1.0) *
+                    (grouped && !low_bit ? eff_.grouped_bw_efficiency : 1.0) * hbm_bw_;
   const double fc = eff_.flops_fraction * (weight_only ? eff_.weight_only_flops_efficiency : 1.0);
   return std::max(bytes / bw, flops / (fc * peak));
+}
+
+double StepTimeModel::MoeKernels() const {
+  return weight_only_experts_ ? kernels_.moe_ffn * eff_.weight_only_moe_overhead_ratio : kernels_.moe_ffn;
 }
 
 double StepTimeModel::AllReduce(double bytes) const {
@@ -171,7 +185,7 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
     const double touched = experts_ * (1 - std::pow(1 - active_ / experts_, tokens));
     const double bytes = touched * expert_bytes_per_gpu_ + shared_bytes_ + router_bytes_;
     const double flops = (expert_flops_per_token_ + shared_flops_per_token_) * tokens;
-    t += moe_layers_ * RoofWeights(bytes, flops, peak_expert_, low_bit_experts_, weight_only_experts_);
+    t += moe_layers_ * RoofWeights(bytes, flops, peak_expert_, low_bit_experts_, weight_only_experts_, true);
   }
   // Logits for every sampling sequence.
   t += Roof(lm_head_bytes_, lm_head_flops_per_seq_ * s.num_seqs, peak_bf16_, fc);
@@ -196,22 +210,28 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
       const double touched = experts_ * (1 - std::pow(1 - active_ / experts_, n));
       layer += RoofWeights(touched * expert_bytes_per_gpu_ + shared_bytes_,
                            (expert_flops_per_token_ + shared_flops_per_token_) * n, peak_expert_, low_bit_experts_,
-                           weight_only_experts_);
+                           weight_only_experts_, true);
     } else {
       layer +=
           RoofWeights(ffn_weight_bytes_, ffn_flops_per_token_ * n, peak_dense_, low_bit_dense_, weight_only_dense_);
     }
     layer += Roof(lm_head_bytes_, lm_head_flops_per_seq_ * n, peak_bf16_, fc);
     if (tp_ > 1 && dp_ == 1) layer += 2 * AllReduce(n * hidden_ * 2);
-    t += spec_tokens_ * (layer + eff_.layer_overhead_us * 1e-6);
+    const double draft_kernels = kernels_.attention + kernels_.collectives + kernels_.head +
+                                 (moe_layers_ > 0 ? MoeKernels() : kernels_.dense_ffn);
+    t += spec_tokens_ * (layer + eff_.kernel_overhead_us * draft_kernels * 1e-6);
   }
-  // Fixed overheads.
-  // A MoE layer launches more kernels than a dense one (router, top-k, permute, two grouped
-  // GEMMs, combine), so its fixed time is a multiple of the dense layer's.
-  const double moe_ratio =
-      weight_only_experts_ && moe_layers_ > 0 ? eff_.weight_only_moe_overhead_ratio : eff_.moe_layer_overhead_ratio;
-  const double layer_units = (layers_ - moe_layers_) + moe_layers_ * moe_ratio;
-  t += (eff_.step_overhead_us + eff_.layer_overhead_us * layer_units + eff_.seq_overhead_us * s.num_seqs) * 1e-6;
+  // Fixed costs: per pass, per kernel launched (each layer's blocks launch a known number of
+  // kernels: kernel_classes.cpp), per expert a MoE layer touches, and per sequence.
+  double kernels = kernels_.per_step;
+  if (moe_layers_ > 0) kernels += moe_layers_ * (MoeKernels() - kernels_.moe_ffn);
+  double fixed_us = eff_.step_overhead_us + eff_.kernel_overhead_us * kernels + eff_.seq_overhead_us * s.num_seqs;
+  if (moe_layers_ > 0 && eff_.expert_overhead_us > 0) {
+    const double touched = experts_ * (1 - std::pow(1 - active_ / experts_, tokens));
+    const double local = ep_ > 1 ? touched / ep_ : touched;  // under EP each GPU holds 1/ep of them
+    fixed_us += eff_.expert_overhead_us * moe_layers_ * local;
+  }
+  t += fixed_us * 1e-6;
   return t;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "perfmodel/deployment.hpp"
+#include "perfmodel/kernel_classes.hpp"
 
 namespace infermark::perfmodel {
 
@@ -66,8 +67,11 @@ class StepTimeModel {
   // A roofline for attention over the KV cache (its own bandwidth and FLOP fractions).
   [[nodiscard]] double RoofAttention(double bytes, double flops) const;
   // A roofline for GEMMs over weights; 4-bit weights stream at a lower fraction.
-  [[nodiscard]] double RoofWeights(double bytes, double flops, double peak, bool low_bit, bool weight_only) const;
+  [[nodiscard]] double RoofWeights(double bytes, double flops, double peak, bool low_bit, bool weight_only,
+                                   bool grouped = false) const;
   [[nodiscard]] double AllReduce(double bytes) const;
+  // Kernel units of one MoE block (weight-only 4-bit experts scale them).
+  [[nodiscard]] double MoeKernels() const;
 
   // Deployment constants.
   double layers_ = 0, dense_layers_ = 0, moe_layers_ = 0;
@@ -91,6 +95,7 @@ class StepTimeModel {
   bool weight_only_dense_ = false;                        // 4-bit dense weights without native FP4 math
   double spec_tokens_ = 0;
   bool mtp_draft_ = false;
+  KernelCounts kernels_;
   ContextCaps caps_;
   EfficiencyFactors eff_;
 };
