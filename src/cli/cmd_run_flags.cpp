@@ -29,6 +29,12 @@ void PrintSummary(const runner::SweepCommandSummary& s) {
     if (!r.outcome.reason.empty() && r.outcome.status != runner::RowStatus::kSkipped) {
       std::printf("         reason: %s\n", r.outcome.reason.c_str());
     }
+    if (r.outcome.power_valid || !r.outcome.power_reasons.empty()) {
+      std::string why;
+      for (const auto& reason : r.outcome.power_reasons) why += (why.empty() ? "" : ", ") + reason;
+      std::printf("         power: %s%s%s\n", r.outcome.power_valid.value_or(false) ? "valid" : "invalid",
+                  why.empty() ? "" : ": ", why.c_str());
+    }
     for (const auto& w : r.outcome.warnings) {
       std::printf("         warning: %s (%d lines; first: %s)\n", w.what.c_str(), w.count, w.first_line.c_str());
     }
@@ -71,6 +77,16 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
   cmd->add_option("--warmups-per-conc", o.plan.warmups_per_conc, "Warm-up requests = this x conc (InferenceX: 2)");
   cmd->add_option("--startup-timeout", o.startup_timeout_s, "Seconds a server may take to become ready");
   cmd->add_option("--row-timeout", o.row_timeout_s, "Seconds a whole row may take");
+  cmd->add_flag_callback(
+      "--gpu-telemetry", [&o] { o.plan.gpu_telemetry = true; },
+      "Sample GPU power for every row (default: launcher, container and command rows when NVML "
+      "sees a GPU; never the built-in engine)");
+  cmd->add_flag_callback(
+      "--no-gpu-telemetry", [&o] { o.plan.gpu_telemetry = false; }, "Sample no GPU power");
+  cmd->add_option("--gpu-telemetry-interval", o.plan.gpu_telemetry_interval_s, "Seconds between GPU power samples")
+      ->capture_default_str();
+  cmd->add_flag("--require-power", o.plan.require_power,
+                "A row whose GPU power is invalid ends INVALID (InferenceX REQUIRE_POWER=1)");
   cmd->add_flag("--no-resume", o.no_resume, "Run rows again even when their result is complete");
   cmd->add_flag("--dry-run", o.dry_run, "Print each row's server and client command lines; start nothing");
   cmd->add_flag("--no-store", o.no_store, "Write result files only (no results store, no report)");

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "core/diagnostic.hpp"
+#include "gpu/nvml.hpp"
 #include "matrix/result_filename.hpp"
 #include "runner/row_agentic_client.hpp"
 #include "runner/row_client.hpp"
@@ -168,6 +169,20 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
   plan.server.env = plan.env;
   plan.server.cwd = plan.result_dir;
 
+  // Power telemetry: the built-in engine uses no GPU, so it samples only when asked.
+  if (options.gpu_telemetry.value_or(target.kind != TargetKind::kEngine && gpu::NvmlSeesGpu())) {
+    RowTelemetry t;
+    t.csv = (fs::path(plan.log_dir) / "gpu_metrics.runner.csv").string();
+    t.launcher_csv = (fs::path(plan.log_dir) / "gpu_metrics.csv").string();
+    t.interval_s = options.gpu_telemetry_interval_s;
+    t.expected_num_gpus = static_cast<long long>(row.tp) * row.raw.value("pp", 1LL) * row.raw.value("pcp-size", 1LL);
+    t.aggregate = !row.Agentic();
+    t.require_power = options.require_power;
+    plan.env.emplace_back("GPU_METRICS_CSV", t.launcher_csv);
+    plan.server.env = plan.env;
+    plan.telemetry = std::move(t);
+  }
+
   switch (target.kind) {
     case TargetKind::kEngine: {
       plan.time_scale = options.time_scale.value_or(site.defaults.time_scale);
@@ -201,6 +216,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
         EnvList inside = plan.env;
         for (auto& [k, v] : inside) {
           if (k == "RESULT_DIR") v = "/workspace";
+          if (k == "GPU_METRICS_CSV") v = "/workspace/" + fs::relative(v, plan.result_dir).string();
           if (k == "INFERMARK") v = "/usr/local/bin/infermark";
         }
         const std::string rel = fs::relative(script, fs::absolute(dir)).string();

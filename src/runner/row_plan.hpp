@@ -28,6 +28,23 @@ struct PlanOptions {
   std::optional<int> prompts_per_conc;       ///< Prompts per concurrency override.
   std::optional<int> warmups_per_conc;       ///< Warm-ups per concurrency override.
   std::string infermark;                     ///< This binary (client and built-in engine); empty: found via /proc.
+  /// GPU power telemetry: on or off for every row; unset: on for launcher scripts, containers and
+  /// commands when NVML sees a GPU here, off for the built-in engine (it uses no GPU).
+  std::optional<bool> gpu_telemetry;
+  double gpu_telemetry_interval_s = 1;  ///< Seconds between the runner's power samples.
+  bool require_power = false;           ///< A row whose power is invalid ends INVALID (InferenceX REQUIRE_POWER=1).
+};
+
+/// GPU power telemetry of a measured row: InferenceX's monitor lifecycle (sampling from before the
+/// server starts to after the row ends), then its power aggregation on the row's result.
+struct RowTelemetry {
+  std::string csv;  ///< The runner's own samples (`<log_dir>/gpu_metrics.runner.csv`).
+  std::string
+      launcher_csv;       ///< GPU_METRICS_CSV given to the row (`<log_dir>/gpu_metrics.csv`); preferred when written.
+  double interval_s = 1;  ///< Seconds between the runner's samples.
+  long long expected_num_gpus = 1;  ///< The deployment's GPUs, TP·PP·PCP.
+  bool aggregate = true;            ///< Apply the power aggregation to the result (not for agentic aggregates).
+  bool require_power = false;       ///< Invalid power makes the row INVALID.
 };
 
 /// Everything needed to run one row.
@@ -52,9 +69,10 @@ struct RowPlan {
   std::optional<agentic::AgenticBenchConfig> agentic_config;
   /// The built-in engine's deployment (engine targets, and every predicted row).
   std::optional<perfmodel::DeploymentOptions> deployment;
-  std::string server_log;            ///< Log holding the server's output (for markers and warnings).
-  std::vector<std::string> cleanup;  ///< argv run after stopping (e.g. `docker rm -f NAME`); empty: none.
-  double time_scale = 1;             ///< Built-in engine time scale (1 for other targets).
+  std::optional<RowTelemetry> telemetry;  ///< GPU power telemetry, when the row samples power.
+  std::string server_log;                 ///< Log holding the server's output (for markers and warnings).
+  std::vector<std::string> cleanup;       ///< argv run after stopping (e.g. `docker rm -f NAME`); empty: none.
+  double time_scale = 1;                  ///< Built-in engine time scale (1 for other targets).
 };
 
 /// Plans `row` at `site`. Throws InputError (naming the row) when its runner label has no entry

@@ -9,6 +9,7 @@
 
 #include "core/subprocess.hpp"
 #include "runner/readiness.hpp"
+#include "runner/row_telemetry.hpp"
 #include "runner/stop_signal.hpp"
 
 namespace infermark::runner {
@@ -97,6 +98,9 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
   // Groups a sweep killed with SIGKILL left running would hold the port: end them first.
   const std::string groups_file = (fs::path(plan.log_dir) / "groups").string();
   KillRecordedGroups(groups_file);
+  // Power is sampled from before the server starts until the row has ended (InferenceX's monitor).
+  std::optional<RowTelemetrySession> telemetry;
+  if (plan.telemetry) telemetry.emplace(*plan.telemetry);
   std::optional<ProcessGroup> server;
   try {
     server.emplace(plan.server);
@@ -196,6 +200,18 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
   CollectScriptLog(plan);
   out.warnings = ScanLogWarnings(fs::path(plan.log_dir) / "server.log");
   if (status == RowStatus::kFailed && script) fs::remove(plan.result_path, ec);
+  if (telemetry) {
+    const bool measured = status == RowStatus::kDone || status == RowStatus::kInvalid;
+    RowPower power = telemetry->Finish(measured ? plan.result_path : std::string());
+    out.power_valid = power.valid;
+    out.power_reasons = std::move(power.reasons);
+    if (plan.telemetry->require_power && measured && power.valid != true && status == RowStatus::kDone) {
+      std::string why;
+      for (const auto& item : out.power_reasons) why += (why.empty() ? "" : ", ") + item;
+      status = RowStatus::kInvalid;
+      reason = "power required but invalid: " + (why.empty() ? std::string("no power fields") : why);
+    }
+  }
   return finish(status, reason);
 }
 

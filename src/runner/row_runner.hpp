@@ -1,6 +1,7 @@
 // Running one planned row locally: start, wait until ready, load, stop everything, judge.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,13 @@ const char* StatusName(RowStatus status);
 
 /// The outcome of one row.
 struct RowOutcome {
-  RowStatus status = RowStatus::kFailed;  ///< How it ended.
-  std::string reason;                     ///< Why, when not done.
-  std::vector<LogWarning> warnings;       ///< Found in the server log.
-  double seconds = 0;                     ///< Wall time of the row.
-  double ready_s = 0;                     ///< Seconds until the server was ready.
+  RowStatus status = RowStatus::kFailed;   ///< How it ended.
+  std::string reason;                      ///< Why, when not done.
+  std::vector<LogWarning> warnings;        ///< Found in the server log.
+  double seconds = 0;                      ///< Wall time of the row.
+  double ready_s = 0;                      ///< Seconds until the server was ready.
+  std::optional<bool> power_valid;         ///< `power_valid` written to the result, when the row sampled power.
+  std::vector<std::string> power_reasons;  ///< Why power is invalid or telemetry failed.
 };
 
 /// Limits of one row.
