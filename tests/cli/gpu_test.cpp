@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 #include "core/file_io.hpp"
@@ -187,6 +188,49 @@ TEST_F(GpuCommands, BenchServeWithTelemetryGetsThePowerFields) {
   EXPECT_EQ(w["power_valid"], 0);
   EXPECT_FALSE(w.contains("avg_power_w"));
   EXPECT_EQ(engine.Terminate(), 0);
+}
+
+// A real H200 recorded by `gpu monitor` (tests/fixtures/gpu/h200): its CSVs are nvidia-smi's format
+// line for line (nvidia-smi's own capture of the same minute beside them), and `results power`
+// integrates them to within 2 % of NVML's energy counter over the loaded window, at 10 Hz and 1 Hz.
+TEST_F(GpuCommands, RecordedH200SamplesAgreeWithTheEnergyCounter) {
+  const std::string folder = Fixture("gpu/h200");
+  const std::regex row(
+      R"(^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}\.\d{3}, \d+, \d+\.\d{2} W, \d+, \d+ MHz, \d+ MHz, \d+ %, \d+ %$)");
+  for (const char* csv : {"nvidia_smi.csv", "h200_0.1s.csv", "h200_1s.csv"}) {
+    std::ifstream in(folder + "/" + csv);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, FirstLine(folder + "/nvidia_smi.csv")) << csv;
+    int rows = 0;
+    for (; std::getline(in, line); ++rows) EXPECT_TRUE(std::regex_match(line, row)) << csv << ": " << line;
+    EXPECT_GT(rows, 60) << csv;
+  }
+  setenv("TZ", "UTC", 1);  // the recording machine's local time
+  const auto summary = nlohmann::json::parse(ReadFile(folder + "/summary.json"));
+  for (const auto& s : summary["samplers"]) {
+    const double start = s["start_time_unix"].get<double>();
+    const double end = s["end_time_unix"].get<double>();
+    WriteFileAtomic(Path("bench.json"), nlohmann::json{{"benchmark_start_time_unix", start},
+                                                       {"benchmark_end_time_unix", end},
+                                                       {"duration", end - start},
+                                                       {"completed", 1},
+                                                       {"total_input_tokens", 1},
+                                                       {"total_output_tokens", 1}}
+                                            .dump());
+    WriteFileAtomic(Path("agg.json"), "{}");
+    const auto run =
+        RunInfermark({"results", "power", "--csv", folder + "/" + s["csv"].get<std::string>(), "--bench-result",
+                      Path("bench.json"), "--agg-result", Path("agg.json"), "--expected-num-gpus", "1"});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    const auto agg = nlohmann::json::parse(ReadFile(Path("agg.json")));
+    ASSERT_EQ(agg["power_valid"], 1) << run.err;
+    const double counter = s["gpus"][0]["counter_energy_j"].get<double>();
+    EXPECT_GT(counter, 40000.0);  // about 600 W for 83 s
+    EXPECT_NEAR(agg["total_gpu_energy_j"].get<double>(), counter, 0.02 * counter) << s["csv"];
+    EXPECT_NEAR(agg["total_gpu_energy_j"].get<double>(), s["gpus"][0]["integrated_energy_j"].get<double>(), 0.001);
+  }
+  unsetenv("TZ");
 }
 
 }  // namespace
