@@ -365,9 +365,6 @@ AgenticFields AgenticFieldsOf(const Json& record) {
   if (const auto it = record.find("request_accounting"); it != record.end() && it->is_object()) {
     f.requests_error = count(*it, "records_error_dropped");
   }
-  f.power_valid = count(record, "power_valid");
-  f.avg_power_w = number(record, "avg_power_w");
-  f.joules_per_output_token = number(record, "joules_per_output_token");
   if (const auto it = record.find("warnings"); it != record.end() && it->is_array()) {
     for (const auto& w : *it) {
       if (w.is_string()) f.warnings.push_back(w.get<std::string>());

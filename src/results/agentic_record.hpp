@@ -59,9 +59,6 @@ struct AgenticFields {
   std::optional<long long> requests_total;           ///< Records (warm-up and failures included).
   std::optional<long long> requests_successful;      ///< Profiled, successful requests.
   std::optional<long long> requests_error;           ///< Failed requests.
-  std::optional<long long> power_valid;              ///< `power_valid` when power was integrated.
-  std::optional<double> avg_power_w;                 ///< Average power per GPU, W (when valid).
-  std::optional<double> joules_per_output_token;     ///< Energy per output token, J (when valid).
   std::vector<std::string> warnings;                 ///< The aggregate's warnings.
 };
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "results/agentic_record.hpp"
+#include "results/power_fields.hpp"
 
 namespace infermark::results {
 namespace {
@@ -47,13 +48,15 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
       "median_full_response_intvty [tok/s/user],p90_full_response_intvty [tok/s/user],p90_ttft [s],p90_e2el [s],"
       "theoretical_cache_hit_rate [fraction],server_cache_hit_rate [fraction],server_gpu_cache_hit_rate [fraction],"
       "server_cpu_cache_hit_rate [fraction],kv_cache_pool_tokens [tok],requests_total,requests_successful,"
-      "requests_failed,power_valid,avg_power_w [W/GPU],joules_per_output_token [J/tok],warnings\n";
+      "requests_failed,power_valid,avg_power_w [W/GPU],joules_per_output_token [J/tok],joules_per_input_token [J/tok],"
+      "joules_per_total_token [J/tok],total_gpu_energy_j [J],power_metric_schema_version,warnings\n";
   for (const auto& [run, points] : runs) {
     for (const Point& p : points) {
       const PointMetrics m = DeScaled(p);
       const Provenance& v = p.provenance;
       const bool agentic = p.key.Agentic();
       const AgenticFields f = agentic ? AgenticFieldsOf(p.agg) : AgenticFields{};
+      const PowerFields power = PowerFieldsOf(p.agg);
       const auto figure = [&](double value) { return agentic ? Number(value) : std::string(); };
       std::string warnings;
       for (const auto& w : f.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
@@ -108,9 +111,13 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
                                    Maybe(f.requests_total),
                                    Maybe(f.requests_successful),
                                    Maybe(f.requests_error),
-                                   Maybe(f.power_valid),
-                                   Maybe(f.avg_power_w),
-                                   Maybe(f.joules_per_output_token),
+                                   Maybe(power.power_valid),
+                                   Maybe(power.avg_power_w),
+                                   Maybe(power.joules_per_output_token),
+                                   Maybe(power.joules_per_input_token),
+                                   Maybe(power.joules_per_total_token),
+                                   Maybe(power.total_gpu_energy_j),
+                                   Maybe(power.power_metric_schema_version),
                                    warnings};
       bool first = true;
       for (const std::string& c : cells) {

@@ -2,7 +2,8 @@
 // Figures are de-scaled for time-scaled runs (the `time_scale` column says by how much). Agentic
 // points leave isl/osl empty and fill the agentic columns (users, KV offload, host DRAM, duration,
 // E2E-normalized and full-response interactivity, cache hit rates as fractions, request counts,
-// power when valid, warnings); fixed-length points leave those empty.
+// warnings); fixed-length points leave those empty. Every point fills the power columns its record
+// has (`power_valid`, per-GPU power and energy per token when valid; empty without power).
 #pragma once
 
 #include <string>

@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "core/diagnostic.hpp"
+#include "results/power_aggregation.hpp"
+#include "results/power_fields.hpp"
 
 namespace infermark::results {
 namespace {
@@ -287,8 +289,9 @@ Json ProcessClientResult(const Json& result, const ProcessSettings& settings, co
       data[ReplaceAll(base, "tpot", "intvty")] = 1000.0 / number;
     }
   }
-  if (options.power_fields) {
-    data["power_metric_schema_version"] = 2;
+  // A result the power aggregation already patched (the runner's and `bench serve`'s) keeps its power.
+  if (options.power_fields && !CarryPowerFields(result, data)) {
+    data["power_metric_schema_version"] = kPowerMetricSchemaVersion;
     data["power_valid"] = 0;
   }
   return data;

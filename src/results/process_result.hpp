@@ -19,7 +19,8 @@ enum class ZeroTpot {
 /// Choices beyond the reference's behaviour.
 struct ProcessOptions {
   /// Append `power_metric_schema_version: 2, power_valid: 0` as the reference does when no GPU
-  /// telemetry was integrated (infermark integrates none).
+  /// telemetry was integrated; a result the power aggregation already patched (it has
+  /// `power_valid`) gives its own power fields instead (CarryPowerFields).
   bool power_fields = true;
   ZeroTpot zero_tpot = ZeroTpot::kError;  ///< See ZeroTpot.
 };

@@ -14,6 +14,7 @@
 #include "core/version.hpp"
 #include "results/agentic_record.hpp"
 #include "results/pareto.hpp"
+#include "results/power_fields.hpp"
 #include "results/svg_chart.hpp"
 
 namespace infermark::results {
@@ -65,6 +66,7 @@ th { background: var(--band); font-weight: 600; position: sticky; top: 0; }
 td.l, th.l { text-align: left; }
 td.wrap { white-space: normal; min-width: 21em; }
 td.verdict { white-space: normal; min-width: 14em; max-width: 30em; }
+td.power-invalid { color: #b3261e; text-align: center; font-style: italic; }
 th { white-space: normal; vertical-align: bottom; }
 td { font-variant-numeric: tabular-nums; }
 tr.predicted td { color: #4b5563; font-style: italic; }
@@ -140,6 +142,35 @@ bool Invalid(const Point& p) {
   return p.provenance.verdict.rfind("INVALID", 0) == 0;
 }
 
+// A table has power columns when any of its points has valid measured power; there a point whose
+// power the aggregation judged not valid is marked, and a point without power fields stays blank.
+bool AnyValidPower(const std::vector<Drawn>& drawn) {
+  return std::any_of(drawn.begin(), drawn.end(), [](const Drawn& d) { return PowerFieldsOf(d.point->agg).Valid(); });
+}
+
+constexpr const char* kPowerHeader = "<th>power [W/GPU]</th><th>energy [J/output tok]</th>";
+
+constexpr const char* kPowerNote =
+    "<div class=\"note power-note\">Power is the measured GPU board power per GPU, averaged over the benchmark "
+    "window; energy per output token is the energy of every GPU of the deployment over that window divided by "
+    "the output tokens (InferenceX's power metrics, schema version 2). <i>power invalid</i>: the telemetry did "
+    "not cover the window (its power_validation sidecar says why), so the point has no power figures.</div>\n";
+
+std::string PowerCells(const Point& p) {
+  const PowerFields f = PowerFieldsOf(p.agg);
+  if (f.Invalid()) return "<td class=\"power-invalid\" colspan=\"2\">power invalid</td>";
+  if (!f.Valid()) return "<td></td><td></td>";
+  return "<td>" + Optional(f.avg_power_w, 0) + "</td><td>" + Optional(f.joules_per_output_token, 3) + "</td>";
+}
+
+// The tooltip's power line: the measured figures, only when valid.
+std::string PowerTitle(const Point& p) {
+  const PowerFields f = PowerFieldsOf(p.agg);
+  if (!f.Valid() || !f.avg_power_w) return "";
+  return "power: " + Fixed(*f.avg_power_w, 0) + " W/GPU" +
+         (f.joules_per_output_token ? ", " + Fixed(*f.joules_per_output_token, 3) + " J/output tok" : "") + "\n";
+}
+
 std::string PointTitle(const Drawn& d) {
   const Point& p = *d.point;
   std::string t = Invalid(p) ? p.provenance.verdict + "\n" : std::string();
@@ -152,6 +183,7 @@ std::string PointTitle(const Drawn& d) {
     t += "full-response interactivity P50/P90: " + Fixed(d.m.median_full_response_intvty, 1) + " / " +
          Fixed(d.m.p90_full_response_intvty, 1) + " tok/s/user\n";
     t += "TTFT P50/P90: " + Fixed(d.m.median_ttft, 2) + " / " + Fixed(d.m.p90_ttft, 2) + " s\n";
+    t += PowerTitle(p);
     if (f.theoretical_cache_hit_rate || f.server_cache_hit_rate) {
       t += "cache hit rate theoretical/server: " + Percent(f.theoretical_cache_hit_rate) + " / " +
            Percent(f.server_cache_hit_rate) + " %\n";
@@ -165,6 +197,7 @@ std::string PointTitle(const Drawn& d) {
   t += "interactivity: " + Fixed(d.m.median_intvty, 1) + " tok/s/user\n";
   t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + " s\n";
   t += "median TTFT: " + Fixed(d.m.median_ttft * 1000, 0) + " ms, p99 TTFT: " + Fixed(d.m.p99_ttft * 1000, 0) + " ms\n";
+  t += PowerTitle(p);
   t += std::string(PointKindName(p.provenance.kind)) + ", run " + d.run->run.info.label;
   if (p.provenance.time_scale != 1) t += " (de-scaled from ×" + ScaleText(p.provenance.time_scale) + ")";
   return t;
@@ -190,12 +223,15 @@ std::string RunsTable(const std::vector<ReportRun>& runs) {
 }
 
 std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series) {
-  std::string h =
-      "<div class=\"table-wrap\"><table class=\"points\"><thead><tr><th class=\"l\">series</th><th "
-      "class=\"l\">parallelism</th><th>conc</th>"
-      "<th>tok/s/GPU</th><th>output tok/s/GPU</th><th>input tok/s/GPU</th><th>interactivity [tok/s/user]</th>"
-      "<th>median TTFT [ms]</th><th>p99 TTFT [ms]</th><th>median E2EL [s]</th><th>time scale</th>"
-      "<th class=\"l\">frontier</th><th class=\"l\">verdict</th></tr></thead><tbody>\n";
+  const bool power = AnyValidPower(drawn);
+  std::string h = std::string(power ? kPowerNote : "") +
+                  "<div class=\"table-wrap\"><table class=\"points\"><thead><tr><th class=\"l\">series</th><th "
+                  "class=\"l\">parallelism</th><th>conc</th>"
+                  "<th>tok/s/GPU</th><th>output tok/s/GPU</th><th>input tok/s/GPU</th>" +
+                  (power ? kPowerHeader : "") +
+                  "<th>interactivity [tok/s/user]</th>"
+                  "<th>median TTFT [ms]</th><th>p99 TTFT [ms]</th><th>median E2EL [s]</th><th>time scale</th>"
+                  "<th class=\"l\">frontier</th><th class=\"l\">verdict</th></tr></thead><tbody>\n";
   for (const Drawn& d : drawn) {
     const Point& p = *d.point;
     const SeriesInfo& s = series[d.series];
@@ -207,9 +243,9 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
          ";border-color:" + s.color + "\"></span>" + EscapeXml(s.label) + "</td><td class=\"l\">" +
          EscapeXml(p.key.topology) + "</td><td>" + std::to_string(p.key.conc) + "</td><td>" +
          Fixed(d.m.tput_per_gpu, 1) + "</td><td>" + Fixed(d.m.output_tput_per_gpu, 1) + "</td><td>" +
-         Fixed(d.m.input_tput_per_gpu, 1) + "</td><td>" + Fixed(d.m.median_intvty, 1) + "</td><td>" +
-         Fixed(d.m.median_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" +
-         Fixed(d.m.median_e2el, 2) + "</td><td>" +
+         Fixed(d.m.input_tput_per_gpu, 1) + "</td>" + (power ? PowerCells(p) : "") + "<td>" +
+         Fixed(d.m.median_intvty, 1) + "</td><td>" + Fixed(d.m.median_ttft * 1000, 0) + "</td><td>" +
+         Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.median_e2el, 2) + "</td><td>" +
          (p.provenance.time_scale != 1 ? "×" + ScaleText(p.provenance.time_scale) : "1") + "</td><td class=\"l\">" +
          std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
          (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + EscapeXml(p.provenance.verdict) +
@@ -289,15 +325,19 @@ ChartSpec CacheChart(ChartSpec spec, const std::vector<Drawn>& drawn, const std:
 }
 
 std::string AgenticPointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series) {
+  const bool power = AnyValidPower(drawn);
   std::string h =
+      std::string(power ? kPowerNote : "") +
       "<div class=\"table-wrap\"><table class=\"points agentic\"><thead><tr><th class=\"l\">series</th><th "
       "class=\"l\">parallelism</th><th>users</th><th class=\"l\">KV offload</th><th>host DRAM [GB]</th>"
-      "<th>tok/s/GPU</th><th>output tok/s/GPU</th><th>E2E-norm. interactivity P50 [tok/s/user]</th>"
+      "<th>tok/s/GPU</th><th>output tok/s/GPU</th>" +
+      (power ? kPowerHeader : "") +
+      "<th>E2E-norm. interactivity P50 [tok/s/user]</th>"
       "<th>E2E-norm. interactivity P90 [tok/s/user]</th><th>full-response interactivity P50 [tok/s/user]</th>"
       "<th>full-response interactivity P90 [tok/s/user]</th><th>TTFT P50 [s]</th><th>TTFT P90 [s]</th>"
       "<th>E2EL P50 [s]</th><th>E2EL P90 [s]</th><th>theoretical cache hit [%]</th><th>server cache hit [%]</th>"
       "<th>server GPU hit [%]</th><th>server CPU hit [%]</th><th>KV pool [tokens]</th><th>requests ok / total</th>"
-      "<th>failed</th><th>duration [s]</th><th>power [W/GPU]</th><th>energy [J/output tok]</th>"
+      "<th>failed</th><th>duration [s]</th>"
       "<th class=\"l\">frontier</th><th class=\"l\">verdict</th></tr></thead><tbody>\n";
   for (const Drawn& d : drawn) {
     const Point& p = *d.point;
@@ -305,7 +345,6 @@ std::string AgenticPointsTable(const std::vector<Drawn>& drawn, const std::vecto
     const AgenticFields f = AgenticFieldsOf(p.agg);
     std::string cls = s.predicted ? "predicted" : "measured";
     if (Invalid(p)) cls += " invalid";
-    const bool power = f.power_valid && *f.power_valid == 1;
     std::string verdict = p.provenance.verdict;
     for (const std::string& w : f.warnings) verdict += (verdict.empty() ? "" : "; ") + std::string("warning: ") + w;
     h += "<tr class=\"" + cls + "\"><td class=\"l wrap\"><span class=\"swatch" +
@@ -315,18 +354,18 @@ std::string AgenticPointsTable(const std::vector<Drawn>& drawn, const std::vecto
          "</td><td class=\"l\">" +
          EscapeXml(f.kv_offloading + (f.kv_offload_backend.empty() ? "" : " (" + f.kv_offload_backend + ")")) +
          "</td><td>" + Optional(f.allocated_cpu_dram_gb, 0) + "</td><td>" + Fixed(d.m.tput_per_gpu, 1) + "</td><td>" +
-         Fixed(d.m.output_tput_per_gpu, 1) + "</td><td>" + Fixed(d.m.median_e2e_norm_intvty, 1) + "</td><td>" +
-         Fixed(d.m.p90_e2e_norm_intvty, 1) + "</td><td>" + Fixed(d.m.median_full_response_intvty, 1) + "</td><td>" +
-         Fixed(d.m.p90_full_response_intvty, 1) + "</td><td>" + Fixed(d.m.median_ttft, 2) + "</td><td>" +
-         Fixed(d.m.p90_ttft, 2) + "</td><td>" + Fixed(d.m.median_e2el, 2) + "</td><td>" + Fixed(d.m.p90_e2el, 2) +
-         "</td><td>" + Percent(f.theoretical_cache_hit_rate) + "</td><td>" + Percent(f.server_cache_hit_rate) +
-         "</td><td>" + Percent(f.server_gpu_cache_hit_rate) + "</td><td>" + Percent(f.server_cpu_cache_hit_rate) +
-         "</td><td>" + Optional(f.kv_cache_pool_tokens, 0) + "</td><td>" + Optional(f.requests_successful, 0) + " / " +
+         Fixed(d.m.output_tput_per_gpu, 1) + "</td>" + (power ? PowerCells(p) : "") + "<td>" +
+         Fixed(d.m.median_e2e_norm_intvty, 1) + "</td><td>" + Fixed(d.m.p90_e2e_norm_intvty, 1) + "</td><td>" +
+         Fixed(d.m.median_full_response_intvty, 1) + "</td><td>" + Fixed(d.m.p90_full_response_intvty, 1) +
+         "</td><td>" + Fixed(d.m.median_ttft, 2) + "</td><td>" + Fixed(d.m.p90_ttft, 2) + "</td><td>" +
+         Fixed(d.m.median_e2el, 2) + "</td><td>" + Fixed(d.m.p90_e2el, 2) + "</td><td>" +
+         Percent(f.theoretical_cache_hit_rate) + "</td><td>" + Percent(f.server_cache_hit_rate) + "</td><td>" +
+         Percent(f.server_gpu_cache_hit_rate) + "</td><td>" + Percent(f.server_cpu_cache_hit_rate) + "</td><td>" +
+         Optional(f.kv_cache_pool_tokens, 0) + "</td><td>" + Optional(f.requests_successful, 0) + " / " +
          Optional(f.requests_total, 0) + "</td><td>" + Optional(f.requests_error, 0) + "</td><td>" +
-         Optional(f.duration_s, 0) + "</td><td>" + (power ? Optional(f.avg_power_w, 0) : "") + "</td><td>" +
-         (power ? Optional(f.joules_per_output_token, 3) : "") + "</td><td class=\"l\">" +
-         std::string(d.front_intvty ? "E2E-norm." : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
-         (d.front_e2el ? "full-response" : "") + "</td><td class=\"l verdict\">" + EscapeXml(verdict) + "</td></tr>\n";
+         Optional(f.duration_s, 0) + "</td><td class=\"l\">" + std::string(d.front_intvty ? "E2E-norm." : "") +
+         (d.front_intvty && d.front_e2el ? ", " : "") + (d.front_e2el ? "full-response" : "") +
+         "</td><td class=\"l verdict\">" + EscapeXml(verdict) + "</td></tr>\n";
   }
   return h + "</tbody></table></div>\n";
 }

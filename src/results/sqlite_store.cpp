@@ -12,6 +12,7 @@
 #include "core/diagnostic.hpp"
 #include "core/sha256.hpp"
 #include "results/agentic_record.hpp"
+#include "results/power_fields.hpp"
 #include "results/result_store.hpp"
 #include "results/sqlite_db.hpp"
 #include "results/store_schema.hpp"
@@ -282,6 +283,21 @@ class SqliteStore final : public ResultStore {
       optional("requests_total", f.requests_total);
       optional("requests_successful", f.requests_successful);
       optional("requests_error", f.requests_error);
+    }
+    if (schema_version_ >= 5) {
+      const PowerFields f = PowerFieldsOf(point.agg);
+      const auto optional = [&](const char* column, const auto& value) {
+        columns.emplace_back(column, value ? Value(*value) : Value());
+      };
+      optional("avg_power_w", f.avg_power_w);
+      optional("joules_per_output_token", f.joules_per_output_token);
+      optional("joules_per_input_token", f.joules_per_input_token);
+      optional("joules_per_total_token", f.joules_per_total_token);
+      optional("total_gpu_energy_j", f.total_gpu_energy_j);
+      columns.emplace_back("power_valid", f.Valid()     ? Value(std::int64_t{1})
+                                          : f.Invalid() ? Value(std::int64_t{0})
+                                                        : Value());
+      optional("power_metric_schema_version", f.power_metric_schema_version);
     }
     std::string names, values, sets;
     for (std::size_t i = 0; i < columns.size(); ++i) {

@@ -143,6 +143,36 @@ DROP TABLE points;
 ALTER TABLE points_v4 RENAME TO points;
 CREATE INDEX points_scenario ON points (scenario_type, model, isl, osl, hw, framework, precision);
 )sql",
+      // 5: measured GPU power and energy of a point, as the power aggregation wrote them into its
+      // record (NULL where the record has none: older records, or power not valid); power_valid is
+      // 1 or 0, NULL when power was never aggregated. Stored points get them from their records.
+      R"sql(
+ALTER TABLE points ADD COLUMN avg_power_w REAL;
+ALTER TABLE points ADD COLUMN joules_per_output_token REAL;
+ALTER TABLE points ADD COLUMN joules_per_input_token REAL;
+ALTER TABLE points ADD COLUMN joules_per_total_token REAL;
+ALTER TABLE points ADD COLUMN total_gpu_energy_j REAL;
+ALTER TABLE points ADD COLUMN power_valid INTEGER CHECK (power_valid IN (0, 1));
+ALTER TABLE points ADD COLUMN power_metric_schema_version INTEGER;
+UPDATE points SET
+  avg_power_w = CASE WHEN json_type(agg_json, '$.avg_power_w') IN ('integer', 'real')
+    THEN json_extract(agg_json, '$.avg_power_w') END,
+  joules_per_output_token = CASE WHEN json_type(agg_json, '$.joules_per_output_token') IN ('integer', 'real')
+    THEN json_extract(agg_json, '$.joules_per_output_token') END,
+  joules_per_input_token = CASE WHEN json_type(agg_json, '$.joules_per_input_token') IN ('integer', 'real')
+    THEN json_extract(agg_json, '$.joules_per_input_token') END,
+  joules_per_total_token = CASE WHEN json_type(agg_json, '$.joules_per_total_token') IN ('integer', 'real')
+    THEN json_extract(agg_json, '$.joules_per_total_token') END,
+  total_gpu_energy_j = CASE WHEN json_type(agg_json, '$.total_gpu_energy_j') IN ('integer', 'real')
+    THEN json_extract(agg_json, '$.total_gpu_energy_j') END,
+  power_valid = CASE WHEN json_type(agg_json, '$.power_valid') = 'true' THEN 1
+    WHEN json_type(agg_json, '$.power_valid') = 'false' THEN 0
+    WHEN json_type(agg_json, '$.power_valid') IN ('integer', 'real') AND json_extract(agg_json, '$.power_valid') IN (0, 1)
+    THEN CAST(json_extract(agg_json, '$.power_valid') AS INTEGER) END,
+  power_metric_schema_version = CASE WHEN json_type(agg_json, '$.power_metric_schema_version') = 'integer'
+    THEN json_extract(agg_json, '$.power_metric_schema_version') END
+WHERE json_valid(agg_json);
+)sql",
   };
   return kMigrations;
 }
