@@ -183,12 +183,10 @@ Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o)
   }
   if (!o.hardware_profile.empty()) {
     const HardwareProfile profile = LoadHardwareProfile(o.hardware_profile);
-    // The reference probe of this GPU kind, when the project ships one (and it is another file).
+    // The reference probe of this GPU kind, when the project ships one.
     const std::filesystem::path ref_path = std::filesystem::path(data.dir) / "profiles" / (d.hardware.name + ".yaml");
     std::optional<HardwareProfile> reference;
-    std::error_code ec;
-    if (std::filesystem::exists(ref_path) && !std::filesystem::equivalent(ref_path, o.hardware_profile, ec))
-      reference = LoadHardwareProfile(ref_path.string());
+    if (std::filesystem::exists(ref_path)) reference = LoadHardwareProfile(ref_path.string());
     d.profile_changes = ApplyHardwareProfile(d, profile, reference ? &*reference : nullptr).changes;
   }
   SchedulerConfig& s = d.scheduler;

@@ -16,30 +16,7 @@ std::string Figure(const char* what, double from, double to, double scale, const
   return buf;
 }
 
-// Achieved bytes per second of the decode-shaped GEMMs (batch <= 64) of `dtype`, grouped or
-// plain, of `model` ("" = every model): the median over the rows.
-double DecodeBandwidth(const HardwareProfile& p, const std::string& model, bool grouped) {
-  std::vector<double> bw;
-  for (const ProbedGemm& g : p.gemms) {
-    if (g.phase != "decode" || g.m > 64 || g.seconds <= 0 || g.dtype != "bf16") continue;
-    if ((g.experts > 0) != grouped) continue;
-    if (!model.empty() && g.model != model) continue;
-    bw.push_back(g.Bytes() / g.seconds);
-  }
-  return bw.empty() ? 0 : NumpyPercentile(bw, 50);
-}
-
 }  // namespace
-
-double GroupedGemmEfficiency(const HardwareProfile& p, const std::string& model) {
-  double grouped = DecodeBandwidth(p, model, true), dense = DecodeBandwidth(p, model, false);
-  if (grouped <= 0 || dense <= 0) {
-    grouped = DecodeBandwidth(p, "", true);
-    dense = DecodeBandwidth(p, "", false);
-  }
-  if (grouped <= 0 || dense <= 0) return 0;
-  return std::clamp(grouped / dense, 0.05, 1.0);
-}
 
 ProfileAdjustment ApplyHardwareProfile(Deployment& d, const HardwareProfile& p, const HardwareProfile* ref) {
   if (!p.hardware.empty() && p.hardware != d.hardware.name)
@@ -64,15 +41,7 @@ ProfileAdjustment ApplyHardwareProfile(Deployment& d, const HardwareProfile& p, 
   rescale(hw.flops_bf16, p.gemm_peak_bf16, ref != nullptr ? ref->gemm_peak_bf16 : 0, "bf16 GEMM peak", 1e12, "TFLOP/s");
   if (hw.flops_fp8 > 0)
     rescale(hw.flops_fp8, p.gemm_peak_fp8, ref != nullptr ? ref->gemm_peak_fp8 : 0, "fp8 GEMM peak", 1e12, "TFLOP/s");
-  // Terms the calibration cannot identify, measured directly.
-  const double grouped = GroupedGemmEfficiency(p, d.model.name);
-  if (grouped > 0) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "grouped_bw_efficiency %.3f -> %.3f (grouped over dense GEMMs at decode shapes)",
-                  d.efficiency.grouped_bw_efficiency, grouped);
-    out.changes.emplace_back(buf);
-    d.efficiency.grouped_bw_efficiency = grouped;
-  }
+  // The fixed cost of a kernel is at least a CUDA-graph node's launch.
   const double node_us = p.graph_kernel_s * 1e6;
   if (node_us > 0 && d.efficiency.kernel_overhead_us < node_us) {
     out.changes.push_back(

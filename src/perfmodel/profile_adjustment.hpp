@@ -3,10 +3,8 @@
 // ran on; a probe measures the GPU in hand. So the measured ceilings (HBM read bandwidth, bf16
 // and fp8 GEMM peaks) scale the effective rates by how far this GPU is from the reference probe
 // of its kind (data/engine/profiles/<gpu>.yaml, the GPU the calibration data is pinned to), or
-// replace the datasheet outright where no reference exists; and the terms no calibration point
-// can identify are taken from the measurement itself: the grouped-GEMM bandwidth of MoE experts
-// relative to dense GEMMs at the same model's decode shapes, and the floor of a kernel's fixed
-// cost (a CUDA-graph node). docs/engine-model.md, "Hardware profiles".
+// replace the datasheet outright where no reference exists; and a kernel's fixed cost is floored at
+// the measured cost of a CUDA-graph node. docs/engine-model.md, "Hardware profiles".
 #pragma once
 
 #include <string>
@@ -29,9 +27,5 @@ struct ProfileAdjustment {
 /// when the profile names another GPU kind than the deployment's.
 ProfileAdjustment ApplyHardwareProfile(Deployment& deployment, const HardwareProfile& profile,
                                        const HardwareProfile* reference);
-
-/// Grouped-GEMM bandwidth over dense-GEMM bandwidth at decode shapes (batch <= 64) in `profile`,
-/// for `model` when it has rows of its own, else over every model; 0 when not measured.
-double GroupedGemmEfficiency(const HardwareProfile& profile, const std::string& model);
 
 }  // namespace infermark::perfmodel

@@ -1,5 +1,5 @@
 // A measured hardware profile: ceilings scale by the distance from the reference probe (or
-// replace the datasheet without one), and the grouped-GEMM efficiency comes from the probe.
+// replace the datasheet without one), and a kernel costs at least a CUDA-graph node.
 #include "perfmodel/profile_adjustment.hpp"
 
 #include <gtest/gtest.h>
@@ -18,20 +18,6 @@ Deployment Make() {
   o.precision = "fp8";
   o.tp = 8;
   return ResolveDeployment(data, o);
-}
-
-ProbedGemm Gemm(const std::string& model, int experts, double m, double n, double k, double seconds) {
-  ProbedGemm g;
-  g.model = model;
-  g.op = experts > 0 ? "expert_gate_up" : "gate_up";
-  g.phase = "decode";
-  g.dtype = "bf16";
-  g.m = static_cast<std::int64_t>(m);
-  g.n = static_cast<std::int64_t>(n);
-  g.k = static_cast<std::int64_t>(k);
-  g.experts = experts;
-  g.seconds = seconds;
-  return g;
 }
 
 TEST(ProfileAdjustment, WithoutAReferenceTheMeasurementReplacesTheDatasheet) {
@@ -63,21 +49,18 @@ TEST(ProfileAdjustment, WithAReferenceTheRatesScaleByTheDistanceFromIt) {
   EXPECT_DOUBLE_EQ(same.hardware.hbm_bytes_per_s, datasheet);
 }
 
-TEST(ProfileAdjustment, GroupedGemmEfficiencyIsMeasuredAgainstPlainGemms) {
+TEST(ProfileAdjustment, AKernelCostsAtLeastAGraphNode) {
+  Deployment d = Make();
+  d.efficiency.kernel_overhead_us = 0.2;
   HardwareProfile p;
   p.hardware = "h200";
-  // Plain decode GEMM: 8192x8192 bf16 weights (134 MB) in 40 us; grouped: the same bytes over 8
-  // experts in 80 us: half the bandwidth.
-  p.gemms.push_back(Gemm("deepseek-r1", 0, 1, 8192, 8192, 40e-6));
-  p.gemms.push_back(Gemm("deepseek-r1", 8, 1, 8192, 1024, 80e-6));
-  EXPECT_NEAR(GroupedGemmEfficiency(p, "deepseek-r1"), 0.5, 0.01);
-  Deployment d = Make();
+  p.graph_kernel_s = 0.5e-6;
   ApplyHardwareProfile(d, p, nullptr);
-  EXPECT_NEAR(d.efficiency.grouped_bw_efficiency, 0.5, 0.01);
-  // Prefill rows and large batches do not count.
-  HardwareProfile none;
-  none.gemms.push_back(Gemm("deepseek-r1", 8, 256, 8192, 1024, 80e-6));
-  EXPECT_EQ(GroupedGemmEfficiency(none, "deepseek-r1"), 0);
+  EXPECT_DOUBLE_EQ(d.efficiency.kernel_overhead_us, 0.5);
+  Deployment fitted = Make();
+  const double before = fitted.efficiency.kernel_overhead_us;
+  ApplyHardwareProfile(fitted, p, nullptr);
+  EXPECT_DOUBLE_EQ(fitted.efficiency.kernel_overhead_us, before);  // the fitted cost is above the floor
 }
 
 TEST(ProfileAdjustment, AProfileOfAnotherGpuIsRefused) {
