@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -61,6 +62,53 @@ TEST(PredictCli, TableAndBadInput) {
       {"predict", "--model", "llama-3.3-70b", "--hardware", "h100", "--precision", "bf16", "--tp", "1", "--conc", "2"},
       test::SourcePath(""));
   EXPECT_EQ(r.exit_code, 2);  // does not fit
+}
+
+TEST(PredictCli, WarnsAboutUnmeasuredKernelClassesAndTakesAHardwareProfile) {
+  // DeepSeek-R1's MLA and fine-grained experts are in no calibration point: a warning says so.
+  auto r = test::RunInfermark({"predict", "--model", "deepseek-r1", "--hardware", "h200", "--precision", "fp8", "--tp",
+                               "8", "--conc", "2", "--format", "json"},
+                              test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: deepseek-r1 on h200"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[attention.mla]"), std::string::npos) << r.err;
+  const auto plain = nlohmann::json::parse(r.out);
+  EXPECT_NE(plain[0]["unmeasured_kernel_classes"].dump().find("moe.fine_grained"), std::string::npos);
+  // Llama-3.3-70B on H200 is what the calibration measured: no warning.
+  r = test::RunInfermark({"predict", "--model", "llama-3.3-70b", "--hardware", "h200", "--precision", "fp8", "--tp",
+                          "8", "--conc", "2", "--format", "json"},
+                         test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // A card measured 10 % slower in HBM than the H200 reference predicts a slower decode.
+  const std::string dir = (std::filesystem::temp_directory_path() / ("profile_" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir);
+  std::ifstream in(test::SourcePath("data/engine/profiles/h200.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("  read: ");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t end = text.find('\n', at);
+  const double read = std::stod(text.substr(at + 8, end - at - 8));
+  text.replace(at, end - at, "  read: " + std::to_string(read * 0.9));
+  std::ofstream(dir + "/slow.yaml") << text;
+  r = test::RunInfermark({"predict", "--model", "llama-3.3-70b", "--hardware", "h200", "--precision", "fp8", "--tp",
+                          "8", "--conc", "2", "--format", "json", "-v", "--hardware-profile", dir + "/slow.yaml"},
+                         test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("hardware profile: HBM 4.8 -> 4.32 TB/s"), std::string::npos) << r.err;
+  const auto slow = nlohmann::json::parse(r.out);
+  auto base = test::RunInfermark({"predict", "--model", "llama-3.3-70b", "--hardware", "h200", "--precision", "fp8",
+                                  "--tp", "8", "--conc", "2", "--format", "json"},
+                                 test::SourcePath(""));
+  const auto fast = nlohmann::json::parse(base.out);
+  EXPECT_LT(slow[0]["median_intvty"].get<double>(), fast[0]["median_intvty"].get<double>());
+  // A profile of another GPU kind is refused with the reason.
+  r = test::RunInfermark({"predict", "--model", "llama-3.3-70b", "--hardware", "b200", "--precision", "fp8", "--tp",
+                          "8", "--conc", "2", "--hardware-profile", dir + "/slow.yaml"},
+                         test::SourcePath(""));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the profile measured a h200"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Calibration, ErrorsAreMeasuredOnPointsLeftOutOfTheFit) {
