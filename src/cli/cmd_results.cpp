@@ -1,4 +1,4 @@
-// `infermark results process|power|ingest|list|show|export|compare`: InferenceX's result
+// `infermark results process|power|agentic-power|ingest|list|show|export|compare`: InferenceX's result
 // processing and power aggregation, the results store and run comparison. All logic lives in
 // src/results/.
 
@@ -17,6 +17,7 @@
 #include "core/file_io.hpp"
 #include "core/host.hpp"
 #include "core/version.hpp"
+#include "results/agentic_power.hpp"
 #include "results/agentic_record.hpp"
 #include "results/compare.hpp"
 #include "results/csv_export.hpp"
@@ -82,8 +83,66 @@ struct ProcessCommand {
   std::string input;
   std::string output;
   bool quiet = false;
+  bool require_power = false;
   SettingFlags flags;
 };
+
+bool RequirePowerFromEnvironment();
+
+bool IsTrue(std::optional<std::string> value) {
+  if (!value) return false;
+  for (char& c : *value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return *value == "true";
+}
+
+// The telemetry CSV process_result.py integrates: the first of $GPU_METRICS_CSV, ./gpu_metrics.csv
+// and /workspace/gpu_metrics.csv that is a file, else the first one named. Empty when none is a
+// file, for the caller to know.
+std::string TelemetryCsv(bool& found) {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("GPU_METRICS_CSV"); env != nullptr && *env != '\0') candidates.emplace_back(env);
+  candidates.emplace_back("gpu_metrics.csv");
+  candidates.emplace_back("/workspace/gpu_metrics.csv");
+  std::error_code ec;
+  for (const std::string& candidate : candidates) {
+    if (fs::is_regular_file(candidate, ec)) {
+      found = true;
+      return candidate;
+    }
+  }
+  found = false;
+  return candidates.front();
+}
+
+// process_result.py's single-node power step: the aggregation over the client result's window
+// patches the written agg record and writes power_validation_<name>.json beside it; an unexpected
+// failure is recorded as aggregation_internal_error. Returns the power exit status. A client result
+// the runner or `bench serve` already patched keeps its power when no telemetry CSV is found.
+int ProcessPower(const std::string& input, const std::string& stem, const std::string& agg_path, const Json& result,
+                 const Json& agg, bool require_power) {
+  bool found = false;
+  results::PowerRunOptions options;
+  options.csv = TelemetryCsv(found);
+  if (!found && result.contains("power_valid")) return kExitOk;
+  options.bench_result = input;
+  options.agg_result = agg_path;
+  options.expected_num_gpus =
+      agg["tp"].get<long long>() * agg["pp"].get<long long>() * agg["pcp_size"].get<long long>();
+  options.validation_result = (fs::path(agg_path).parent_path() / ("power_validation_" + stem + ".json")).string();
+  options.require_power = require_power;
+  results::PowerRunOutcome outcome;
+  try {
+    outcome = results::RunPowerAggregation(options);
+  } catch (const std::exception& e) {
+    std::cerr << "[results process] power aggregation failed: " << e.what() << '\n';
+    outcome = results::RecordPowerFailure(
+        options, {"aggregation_internal_error"},
+        {{"internal_error", {{"type", "InputError"}, {"message", std::string(e.what()).substr(0, 500)}}}});
+  }
+  for (const std::string& message : outcome.messages) std::cerr << "[results process] " << message << '\n';
+  if (!outcome.summary.empty()) std::cerr << "[results process] " << outcome.summary << '\n';
+  return outcome.exit_code;
+}
 
 int RunProcess(ProcessCommand& cmd) {
   ProcessSettings settings = results::SettingsFromEnvironment();
@@ -113,7 +172,8 @@ int RunProcess(ProcessCommand& cmd) {
     throw InputError(Diagnostic{{input, 0, 0}, "", "", std::string("not valid JSON: ") + e.what()});
   }
   Json agg;
-  if (results::IsAgenticAggregate(result)) {
+  const bool agentic = results::IsAgenticAggregate(result);
+  if (agentic) {
     // An agentic aggregate carries its own identity; deployment settings do not apply to it.
     ProcessSettings given = cmd.flags.Given();
     given.values.erase("RESULT_FILENAME");
@@ -130,10 +190,13 @@ int RunProcess(ProcessCommand& cmd) {
     agg = results::ProcessClientResult(result, settings, input);
   }
   const std::string out_path = cmd.output.empty() ? "agg_" + stem + ".json" : cmd.output;
-  const std::string body = results::DumpJsonIndented(agg, 2);
-  WriteFileAtomic(out_path, body);
-  if (!cmd.quiet) std::cout << body << '\n';
-  return kExitOk;
+  WriteFileAtomic(out_path, results::DumpJsonIndented(agg, 2));
+  int status = kExitOk;
+  if (!agentic && !IsTrue(settings.Get("IS_MULTINODE"))) {
+    status = ProcessPower(input, stem, out_path, result, agg, cmd.require_power || RequirePowerFromEnvironment());
+  }
+  if (!cmd.quiet) std::cout << ReadFile(out_path) << '\n';
+  return status;
 }
 
 // --- power -----------------------------------------------------------------------------------
@@ -175,6 +238,25 @@ int RunPower(PowerCommand& cmd) {
   const results::PowerRunOutcome outcome = results::RunPowerAggregation(options);
   for (const std::string& message : outcome.messages) std::cerr << "[results power] " << message << '\n';
   if (!outcome.summary.empty()) std::cout << "[results power] " << outcome.summary << '\n';
+  return outcome.exit_code;
+}
+
+// --- agentic-power ---------------------------------------------------------------------------
+
+struct AgenticPowerCommand {
+  results::AgenticPowerOptions options;
+  std::string expected_num_gpus;
+};
+
+int RunAgenticPowerCommand(AgenticPowerCommand& cmd) {
+  results::AgenticPowerOptions options = cmd.options;
+  if (!cmd.expected_num_gpus.empty()) {
+    options.expected_num_gpus = CountArgument(cmd.expected_num_gpus, "--expected-num-gpus");
+  }
+  options.require_power = options.require_power || RequirePowerFromEnvironment();
+  const results::PowerRunOutcome outcome = results::RunAgenticPower(options);
+  for (const std::string& message : outcome.messages) std::cerr << "[results agentic-power] " << message << '\n';
+  if (!outcome.summary.empty()) std::cout << "[results agentic-power] " << outcome.summary << '\n';
   return outcome.exit_code;
 }
 
@@ -361,6 +443,9 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   p->add_option("result", process->input, "Client result or agentic aggregate JSON (default: $RESULT_FILENAME.json)");
   p->add_option("-o,--output", process->output, "Where to write (default: agg_<name>.json in this folder)");
   p->add_flag("-q,--quiet", process->quiet, "Do not print the record");
+  p->add_flag("--require-power", process->require_power,
+              "Exit 1 when the GPU power is invalid, after writing the record and its power_validation sidecar "
+              "(also REQUIRE_POWER=1|true|yes)");
   process->flags.Add(p);
   p->callback([process, &result] { result.exit_code = RunProcess(*process); });
 
@@ -380,6 +465,20 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   pw->add_flag("--require-power", power->require_power,
                "Exit 1 when power is invalid, after writing both files (also REQUIRE_POWER=1|true|yes)");
   pw->callback([power, &result] { result.exit_code = RunPower(*power); });
+
+  auto agentic_power = std::make_shared<AgenticPowerCommand>();
+  auto* ap = results_cmd->add_subcommand(
+      "agentic-power",
+      "GPU power of an agentic run as InferenceX's power_adapter.py: aiperf's profiling window and successful "
+      "records, agentic_power_window.json, the aggregate patched and power_validation.json in the result folder");
+  ap->add_option("--result-dir", agentic_power->options.result_dir,
+                 "Folder with aiperf_artifacts/, gpu_metrics.csv and agentic_power_timezone_offset.txt")
+      ->required();
+  ap->add_option("--agg-result", agentic_power->options.agg_result, "Agentic aggregate to patch in place")->required();
+  ap->add_option("--expected-num-gpus", agentic_power->expected_num_gpus, "GPUs of the deployment (TP x PP x PCP)");
+  ap->add_flag("--require-power", agentic_power->options.require_power,
+               "Exit 1 when power is invalid, after writing the files (also REQUIRE_POWER=1|true|yes)");
+  ap->callback([agentic_power, &result] { result.exit_code = RunAgenticPowerCommand(*agentic_power); });
 
   auto ingest = std::make_shared<IngestCommand>();
   auto* i = results_cmd->add_subcommand("ingest", "Store result files (client results or agg records) as one run");

@@ -292,4 +292,31 @@ PowerRunOutcome RunPowerAggregation(const PowerRunOptions& options) {
   return out;
 }
 
+PowerRunOutcome RecordPowerFailure(const PowerRunOptions& options, const std::vector<std::string>& reasons,
+                                   const Json& extra) {
+  PowerRunOutcome out;
+  out.reasons = reasons;
+  out.integration = EmptyPowerIntegration(options.expected_num_gpus, reasons);
+  out.validation_path = PythonPathText(options.validation_result.value_or(""));
+  out.exit_code = options.require_power ? 1 : 0;
+  std::error_code ec;
+  const std::optional<std::string> error =
+      std::filesystem::is_regular_file(options.agg_result, ec)
+          ? PatchAggregate(options.agg_result, false, Json::object())
+          : std::optional<std::string>("No such file or directory: " + PythonPathText(options.agg_result));
+  if (error) {
+    out.messages.push_back("Failed to record adapter failure: " + *error);
+    return out;
+  }
+  Json sidecar = Sidecar(options, std::nullopt, out.integration, false, reasons, Json::object(), Json());
+  for (const auto& [key, value] : extra.items()) sidecar[key] = value;
+  try {
+    WriteFileAtomic(*options.validation_result, DumpJsonIndented(sidecar, 2));
+    out.validation_written = true;
+  } catch (const std::exception& e) {
+    out.messages.push_back("Failed to record adapter failure: " + std::string(e.what()));
+  }
+  return out;
+}
+
 }  // namespace infermark::results

@@ -63,6 +63,14 @@ struct PowerRunOutcome {
 /// no file. Known difference: NaN/Infinity literals in the JSON files are read as invalid JSON.
 PowerRunOutcome RunPowerAggregation(const PowerRunOptions& options);
 
+/// Records a failure found before any integration, as InferenceX's agentic power adapter does
+/// when it has no usable window: the agg record patched as invalid (no metrics), and the sidecar at
+/// `options.validation_result` (required) with `reasons`, an empty integration, no accumulator check
+/// and the keys of `extra` appended. Exit status 1 only with require_power; never throws for a
+/// missing or unwritable file (a message instead).
+PowerRunOutcome RecordPowerFailure(const PowerRunOptions& options, const std::vector<std::string>& reasons,
+                                   const Json& extra);
+
 /// Python's `round(value, digits)` for a finite double (correctly rounded, ties to even).
 double PythonRound(double value, int digits);
 

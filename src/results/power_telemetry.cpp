@@ -338,7 +338,15 @@ int HhMmSsFf(const IsoText& s, std::size_t begin, std::size_t end, int* values, 
   return s.At(p) != '\0' ? 1 : 0;
 }
 
-std::optional<double> ParseIso(std::string_view text) {
+// Python 3.11's `datetime.fromisoformat`: the exact microsecond count since the epoch of an aware
+// value, or of a naive value's wall time read as UTC.
+struct IsoParsed {
+  long long micros = 0;
+  bool aware = false;
+  Civil civil;
+};
+
+std::optional<IsoParsed> ParseIsoMicros(std::string_view text) {
   if (text.size() < 7) return std::nullopt;
   const IsoText s(text);
   const auto separator = IsoSeparator(s);
@@ -376,12 +384,24 @@ std::optional<double> ParseIso(std::string_view text) {
       aware = true;
     }
   }
-  if (!aware) return NaiveTimestamp(c);
   if (!c.Valid()) return std::nullopt;
-  const long long total_us = c.UtcSeconds() * 1000000LL + c.microsecond - offset_us;
-  // Python divides the exact microsecond count by 10**6, rounding once.
+  return IsoParsed{c.UtcSeconds() * 1000000LL + c.microsecond - offset_us, aware, c};
+}
+
+}  // namespace
+
+double MicrosToSeconds(long long total_us) {
   if (std::llabs(total_us) < (1LL << 53)) return static_cast<double>(total_us) / 1e6;
   return static_cast<double>(static_cast<long double>(total_us) / 1e6L);
+}
+
+namespace {
+
+std::optional<double> ParseIso(std::string_view text) {
+  const auto parsed = ParseIsoMicros(text);
+  if (!parsed) return std::nullopt;
+  if (!parsed->aware) return NaiveTimestamp(parsed->civil);
+  return MicrosToSeconds(parsed->micros);
 }
 
 }  // namespace
@@ -481,6 +501,12 @@ std::optional<double> ParsePythonFloat(std::string_view raw) {
   }
   if (at != text.size()) return std::nullopt;
   return std::strtod(clean.c_str(), nullptr);
+}
+
+std::optional<IsoDateTime> ParseIsoDateTime(std::string_view text) {
+  const auto parsed = ParseIsoMicros(text);
+  if (!parsed) return std::nullopt;
+  return IsoDateTime{parsed->micros, parsed->aware};
 }
 
 }  // namespace infermark::results

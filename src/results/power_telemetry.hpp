@@ -43,4 +43,17 @@ bool GpuIdBefore(std::string_view a, std::string_view b);
 /// digits, `inf`/`infinity`/`nan` in any case; nullopt where Python raises ValueError.
 std::optional<double> ParsePythonFloat(std::string_view text);
 
+/// An ISO 8601 date and time as Python 3.11's `datetime.fromisoformat` reads it.
+struct IsoDateTime {
+  /// Microseconds since the Unix epoch: exact for an aware value; a naive value's wall time read as UTC.
+  long long micros = 0;
+  bool aware = false;  ///< The text gave `Z` or a UTC offset.
+};
+
+/// `text` (no surrounding spaces) as `datetime.fromisoformat` reads it; nullopt where it raises.
+std::optional<IsoDateTime> ParseIsoDateTime(std::string_view text);
+
+/// Microseconds as seconds, rounded once as Python's `timedelta / timedelta(seconds=1)`.
+double MicrosToSeconds(long long micros);
+
 }  // namespace infermark::results
