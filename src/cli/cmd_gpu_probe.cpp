@@ -51,7 +51,8 @@ struct ProbeFlags {
   std::vector<std::string> models;
   std::vector<int> tp = {1, 8};
   bool quick = false;
-  int repeats = 30;
+  int repeats = 40;
+  int rounds = 20;
   int device = 0;
   std::string power_csv;
 };
@@ -228,21 +229,28 @@ double Median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-// Mean power and median clocks of the samples in [start, end]; with none inside, the one sample
-// nearest the window's middle if it lies within `interval` of the window.
-perfmodel::ProbedPower Window(const std::vector<PowerSample>& samples, double start, double end, double interval) {
+// Mean power and median clocks of the samples inside any of `windows`; a window with none inside
+// adds the one sample nearest its middle if that lies within `interval` of it.
+perfmodel::ProbedPower Windows(const std::vector<PowerSample>& samples,
+                               const std::vector<std::pair<double, double>>& windows, double interval) {
   perfmodel::ProbedPower p;
-  std::vector<const PowerSample*> inside;
-  for (const PowerSample& s : samples)
-    if (s.unix >= start && s.unix <= end) inside.push_back(&s);
-  if (inside.empty()) {
+  std::set<const PowerSample*> inside;
+  for (const auto& [start, end] : windows) {
+    bool any = false;
+    for (const PowerSample& s : samples) {
+      if (s.unix >= start && s.unix <= end) {
+        inside.insert(&s);
+        any = true;
+      }
+    }
+    if (any) continue;
     const double mid = 0.5 * (start + end);
     const PowerSample* best = nullptr;
     for (const PowerSample& s : samples)
       if (best == nullptr || std::abs(s.unix - mid) < std::abs(best->unix - mid)) best = &s;
-    if (best == nullptr || best->unix < start - interval || best->unix > end + interval) return p;
-    inside.push_back(best);
+    if (best != nullptr && best->unix >= start - interval && best->unix <= end + interval) inside.insert(best);
   }
+  if (inside.empty()) return p;
   std::vector<double> sm, mem;
   double sum = 0;
   for (const PowerSample* s : inside) {
@@ -254,6 +262,23 @@ perfmodel::ProbedPower Window(const std::vector<PowerSample>& samples, double st
   p.sm_clock_mhz = Median(sm);
   p.mem_clock_mhz = Median(mem);
   return p;
+}
+
+// The wall-clock windows a test's timed batches ran in (its `windows`, else [start, end]).
+std::vector<std::pair<double, double>> TestWindows(const Json& test) {
+  std::vector<std::pair<double, double>> out;
+  const auto it = test.find("windows");
+  if (it != test.end() && it->is_array()) {
+    for (const Json& w : *it)
+      if (w.is_array() && w.size() == 2 && w[0].is_number() && w[1].is_number())
+        out.emplace_back(w[0].get<double>(), w[1].get<double>());
+  }
+  if (out.empty()) {
+    const auto start = test.find("start"), end = test.find("end");
+    if (start != test.end() && end != test.end() && start->is_number() && end->is_number())
+      out.emplace_back(start->get<double>(), end->get<double>());
+  }
+  return out;
 }
 
 // ---- Profile ----------------------------------------------------------------------------------
@@ -311,7 +336,8 @@ std::string CommandLine(const ProbeFlags& f) {
   if (!f.models.empty()) out += " --models " + list(f.models);
   out += " --tp " + list(f.tp);
   if (f.quick) out += " --quick";
-  out += " --repeats " + std::to_string(f.repeats) + " --device " + std::to_string(f.device);
+  out += " --repeats " + std::to_string(f.repeats) + " --rounds " + std::to_string(f.rounds) + " --device " +
+         std::to_string(f.device);
   return out;
 }
 
@@ -340,6 +366,7 @@ void PrintSummary(const HardwareProfile& p, std::size_t failed) {
 
 int RunProbe(const ProbeFlags& f) {
   if (f.repeats < 20) BadFlag("--repeats", "must be at least 20");
+  if (f.rounds < 1 || f.rounds > f.repeats) BadFlag("--rounds", "must be in 1..--repeats");
   for (const int tp : f.tp)
     if (tp < 1 || tp > 64) BadFlag("--tp", "each degree must be in 1..64");
   const std::vector<perfmodel::ModelSpec> models = Models(f.models);
@@ -362,8 +389,9 @@ int RunProbe(const ProbeFlags& f) {
     sampler.reset();
   }
 
-  const Json request = {{"device", f.device}, {"repeats", f.repeats}, {"warmup", 3},     {"hbm", true},
-                        {"peak", true},       {"launch", true},       {"verbose", true}, {"gemms", plan.requests}};
+  const Json request = {{"device", f.device}, {"repeats", f.repeats}, {"rounds", f.rounds},
+                        {"warmup", 3},        {"hbm", true},          {"peak", true},
+                        {"launch", true},     {"verbose", true},      {"gemms", plan.requests}};
   std::fprintf(stderr, "infermark: probing with %s: %zu GEMM shapes for %zu entries\n", library.path().c_str(),
                plan.requests.size(), plan.entries.size());
   Json result;
@@ -408,7 +436,7 @@ int RunProbe(const ProbeFlags& f) {
     }
     field = Number(*it, key);
     if (!samples.empty()) {
-      perfmodel::ProbedPower power = Window(samples, Number(*it, "start"), Number(*it, "end"), kInterval);
+      perfmodel::ProbedPower power = Windows(samples, TestWindows(*it), kInterval);
       power.test = name;
       p.power.push_back(power);
     }
@@ -445,8 +473,9 @@ int RunProbe(const ProbeFlags& f) {
     g.k = static_cast<std::int64_t>(Number(r, "k"));
     g.seconds = Number(r, "seconds");
     g.spread = Number(r, "spread");
+    g.algo = Text(r, "algo");
     if (!samples.empty()) {
-      const perfmodel::ProbedPower power = Window(samples, Number(r, "start"), Number(r, "end"), kInterval);
+      const perfmodel::ProbedPower power = Windows(samples, TestWindows(r), kInterval);
       g.avg_power_w = power.avg_power_w;
       g.sm_clock_mhz = power.sm_clock_mhz;
     }
@@ -461,24 +490,52 @@ int RunProbe(const ProbeFlags& f) {
   return kExitOk;
 }
 
+// The q-quantile of sorted `values` (not empty), interpolated.
+double Quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
 int RunDiff(const std::string& a_path, const std::string& b_path, double tolerance) {
   const HardwareProfile a = perfmodel::LoadHardwareProfile(a_path);
   const HardwareProfile b = perfmodel::LoadHardwareProfile(b_path);
   const perfmodel::ProfileComparison c = perfmodel::CompareHardwareProfiles(a, b);
   std::printf("%-70s %12s %12s %8s\n", "figure", "A", "B", "B/A-1");
-  std::size_t over = 0;
+  std::size_t over = 0, algo_changed = 0;
   for (const perfmodel::FigureDifference& d : c.figures) {
     const bool outside = std::abs(d.relative) > tolerance;
     over += outside ? 1 : 0;
-    std::printf("%-70s %12.5g %12.5g %+7.2f%%%s\n", (d.figure + " [" + d.unit + "]").c_str(), d.a, d.b,
-                100 * d.relative, outside ? "  *" : "");
+    algo_changed += d.algo_differs ? 1 : 0;
+    std::printf("%-70s %12.5g %12.5g %+7.2f%%%s%s\n", (d.figure + " [" + d.unit + "]").c_str(), d.a, d.b,
+                100 * d.relative, outside ? "  *" : "", d.algo_differs ? "  (algorithm differs)" : "");
   }
   for (const std::string& name : c.only_in_a) std::printf("%-70s only in A\n", name.c_str());
   for (const std::string& name : c.only_in_b) std::printf("%-70s only in B\n", name.c_str());
-  std::vector<double> abs;
-  for (const perfmodel::FigureDifference& d : c.figures) abs.push_back(std::abs(d.relative));
+  // By category: how many, median, p90 and largest |B/A-1|, and how many lie beyond the tolerance.
+  std::printf("\n%-16s %8s %12s %12s %12s %8s\n", "category", "figures", "median |d|", "p90 |d|", "max |d|", "beyond");
+  std::vector<double> all;
+  auto row = [&](const std::string& name, std::vector<double> abs) {
+    if (abs.empty()) return;
+    std::sort(abs.begin(), abs.end());
+    const auto beyond =
+        static_cast<std::size_t>(std::count_if(abs.begin(), abs.end(), [&](double v) { return v > tolerance; }));
+    std::printf("%-16s %8zu %11.2f%% %11.2f%% %11.2f%% %8zu\n", name.c_str(), abs.size(), 100 * Quantile(abs, 0.5),
+                100 * Quantile(abs, 0.9), 100 * abs.back(), beyond);
+  };
+  for (const char* category : perfmodel::kFigureCategories) {
+    std::vector<double> abs;
+    for (const perfmodel::FigureDifference& d : c.figures)
+      if (d.category == category) abs.push_back(std::abs(d.relative));
+    all.insert(all.end(), abs.begin(), abs.end());
+    row(category, abs);
+  }
+  row("all", all);
+  if (algo_changed > 0)
+    std::printf("%zu GEMMs ran another cuBLASLt algorithm in B (marked \"algorithm differs\")\n", algo_changed);
   std::printf("%zu figures compared: median |B/A-1| %.2f%%, largest %.2f%%; %zu beyond %.1f%% (marked *)\n",
-              c.figures.size(), 100 * Median(abs), 100 * c.MaxAbsRelative(), over, 100 * tolerance);
+              c.figures.size(), 100 * Median(all), 100 * c.MaxAbsRelative(), over, 100 * tolerance);
   return over == 0 ? kExitOk : kExitRunFailed;
 }
 
@@ -496,7 +553,11 @@ void AddGpuProbeCommands(CLI::App& app, CommandResult& result) {
       ->delimiter(',');
   probe->add_option("--tp", f->tp, "Parallel degrees whose per-rank shapes are timed (default 1,8)")->delimiter(',');
   probe->add_flag("--quick", f->quick, "Decode batches 1, 64 and 256 only (instead of 1, 8, 32, 64, 128, 256)");
-  probe->add_option("--repeats", f->repeats, "Timed repeats of each test (at least 20)")->capture_default_str();
+  probe->add_option("--repeats", f->repeats, "Timed batches of each test (at least 20)")->capture_default_str();
+  probe
+      ->add_option("--rounds", f->rounds,
+                   "Rounds the GEMMs' and launch tests' timed batches are interleaved over (1..--repeats)")
+      ->capture_default_str();
   probe->add_option("--device", f->device, "CUDA device index")->capture_default_str();
   probe->add_option("--power-csv", f->power_csv, "Power samples written (default: OUT.power.csv)");
   probe->callback([f, &result] { result.exit_code = RunProbe(*f); });

@@ -90,6 +90,7 @@ std::string GemmLine(const ProbedGemm& g) {
   line += ", us: " + Number(g.seconds / kMicro) + ", spread: " + Number(g.spread);
   if (g.avg_power_w > 0) line += ", power_w: " + Number(g.avg_power_w);
   if (g.sm_clock_mhz > 0) line += ", sm_clock_mhz: " + Number(g.sm_clock_mhz);
+  if (!g.algo.empty()) line += ", algo: " + Text(g.algo);
   return line + "}\n";
 }
 
@@ -151,6 +152,7 @@ ProbedGemm ReadGemm(const ReadContext& ctx, const YamlNode& node, const std::str
   g.spread = NonNegative(r, "spread", Need::kDefaulted);
   g.avg_power_w = NonNegative(r, "power_w", Need::kDefaulted);
   g.sm_clock_mhz = NonNegative(r, "sm_clock_mhz", Need::kDefaulted);
+  g.algo = r.String("algo", Need::kDefaulted).value_or("");
   r.RejectUnknown();
   return g;
 }

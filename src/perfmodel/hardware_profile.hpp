@@ -26,6 +26,7 @@ struct ProbedGemm {
   double spread = 0;        ///< (p90 − p10) / median over the repeats.
   double avg_power_w = 0;   ///< Mean board power while it ran (0 = not sampled).
   double sm_clock_mhz = 0;  ///< Median SM clock while it ran (0 = not sampled).
+  std::string algo;         ///< cuBLASLt algorithm every call ran (`id:tile:stages:splitk:…`; "" = cuBLAS chose).
 
   /// Bytes one call must move at least: A, B (weights) and C once each.
   [[nodiscard]] double Bytes() const;

@@ -11,12 +11,18 @@ namespace infermark::perfmodel {
 
 /// One figure of both profiles.
 struct FigureDifference {
-  std::string figure;   ///< `hbm_read_gb_s`, `gemm_peak_bf16_tflops`, `gemm llama-3.3-70b qkv decode bf16 tp8 m1 …`.
-  std::string unit;     ///< Unit of `a` and `b` (`GB/s`, `TFLOP/s`, `us`).
-  double a = 0;         ///< Value in the first profile.
-  double b = 0;         ///< Value in the second profile.
-  double relative = 0;  ///< (b − a) / a.
+  std::string figure;    ///< `hbm_read_gb_s`, `gemm_peak_bf16_tflops`, `gemm llama-3.3-70b qkv decode bf16 tp8 m1 …`.
+  std::string unit;      ///< Unit of `a` and `b` (`GB/s`, `TFLOP/s`, `us`).
+  double a = 0;          ///< Value in the first profile.
+  double b = 0;          ///< Value in the second profile.
+  double relative = 0;   ///< (b − a) / a.
+  std::string category;  ///< One of kFigureCategories.
+  bool algo_differs = false;  ///< A GEMM whose cuBLASLt algorithm differs between the two (both recorded one).
 };
+
+/// The categories figures are summarized by, in order: `headline` (HBM, peaks, launch overheads),
+/// `decode GEMMs`, `prefill GEMMs` (plain GEMMs by phase) and `grouped GEMMs`.
+inline constexpr const char* kFigureCategories[] = {"headline", "decode GEMMs", "prefill GEMMs", "grouped GEMMs"};
 
 /// What two profiles share and what only one of them has.
 struct ProfileComparison {

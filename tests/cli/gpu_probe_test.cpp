@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "run_binary.hpp"
 
@@ -57,6 +58,9 @@ TEST(GpuProbe, BadFlagsExitTwo) {
   r = RunInfermark({"gpu", "probe", "--out", "x.yaml", "--repeats", "5"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("at least 20"), std::string::npos) << r.err;
+  r = RunInfermark({"gpu", "probe", "--out", "x.yaml", "--repeats", "20", "--rounds", "21"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--rounds"), std::string::npos) << r.err;
 }
 
 // With the library built and no GPU here, it loads and reports that no CUDA device is usable.
@@ -90,9 +94,14 @@ TEST(GpuProfileDiff, PrintsRelativeDifferences) {
   EXPECT_NE(r.out.find("+2.00%"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("-1.00%"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("3 figures compared"), std::string::npos) << r.out;
+  // The summary by category: figures, median, p90 and largest |B/A-1|, how many beyond the tolerance.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(headline +2 +1\.00% +1\.80% +2\.00% +0\n)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(decode GEMMs +1 +1\.00% +1\.00% +1\.00% +0\n)"))) << r.out;
+  EXPECT_EQ(r.out.find("prefill GEMMs"), std::string::npos) << r.out;
   r = RunInfermark({"gpu", "profile-diff", a.string(), b.string(), "--tolerance", "0.015"});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("1 beyond 1.5%"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(all +3 +1\.00% +1\.80% +2\.00% +1\n)"))) << r.out;
 }
 
 TEST(GpuProfileDiff, BadProfileNamesFileLineAndField) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/diagnostic.hpp"
 #include "perfmodel/hardware_profile_diff.hpp"
@@ -58,7 +59,9 @@ HardwareProfile Sample() {
   g.spread = 0.0123;
   g.avg_power_w = 412.5;
   g.sm_clock_mhz = 1980;
+  g.algo = "66:18:34:1:0:0:0:0:2";
   p.gemms.push_back(g);
+  g.algo = "";
   g.model = "deepseek-r1";
   g.op = "expert_gate_up";
   g.dtype = "bf16";
@@ -126,7 +129,9 @@ TEST(HardwareProfile, RoundTripsEveryField) {
     EXPECT_DOUBLE_EQ(y.spread, x.spread);
     EXPECT_DOUBLE_EQ(y.avg_power_w, x.avg_power_w);
     EXPECT_DOUBLE_EQ(y.sm_clock_mhz, x.sm_clock_mhz);
+    EXPECT_EQ(y.algo, x.algo);
   }
+  EXPECT_EQ(q.gemms[0].algo, "66:18:34:1:0:0:0:0:2");
   ASSERT_EQ(q.power.size(), 2u);
   EXPECT_EQ(q.power[1].test, "gemm_bf16_peak");
   EXPECT_DOUBLE_EQ(q.power[0].avg_power_w, 610.25);
@@ -236,6 +241,32 @@ TEST(HardwareProfileDiff, ReportsRelativeDifferencesAndUnmatchedFigures) {
   EXPECT_EQ(c.only_in_a[0], "gemm_peak_fp8");
   EXPECT_EQ(c.only_in_a[1], "gemm - square prefill fp8 tp1 m2 n4096 k7168");
   EXPECT_TRUE(c.only_in_b.empty());
+}
+
+TEST(HardwareProfileDiff, SortsFiguresIntoCategoriesAndFlagsAnotherAlgorithm) {
+  const HardwareProfile a = Sample();
+  HardwareProfile b = Sample();
+  b.gemms[0].algo = "21:15:20:1:0:0:0:0:2";
+  const ProfileComparison c = CompareHardwareProfiles(a, b);
+  std::map<std::string, std::string> category;
+  std::map<std::string, bool> differs;
+  for (const FigureDifference& f : c.figures) {
+    category[f.figure] = f.category;
+    differs[f.figure] = f.algo_differs;
+  }
+  EXPECT_EQ(category["hbm_read"], "headline");
+  EXPECT_EQ(category["graph_launch"], "headline");
+  EXPECT_EQ(category["gemm llama-3.3-70b qkv decode bf16 tp8 m1 n1280 k8192"], "decode GEMMs");
+  EXPECT_EQ(category["gemm deepseek-r1 expert_gate_up decode bf16 tp1 m2 n4096 k7168 x8"], "grouped GEMMs");
+  EXPECT_EQ(category["gemm - square prefill fp8 tp1 m2 n4096 k7168"], "prefill GEMMs");
+  EXPECT_TRUE(differs["gemm llama-3.3-70b qkv decode bf16 tp8 m1 n1280 k8192"]);
+  // Only one side recorded an algorithm (cuBLAS chose the grouped GEMM's): not a difference.
+  b.gemms[1].algo = "1:1:1:1:0:0:0:0:0";
+  for (const FigureDifference& f : CompareHardwareProfiles(a, b).figures) {
+    if (f.figure.find("expert_gate_up") != std::string::npos) {
+      EXPECT_FALSE(f.algo_differs);
+    }
+  }
 }
 
 }  // namespace
