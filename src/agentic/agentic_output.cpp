@@ -1,6 +1,7 @@
 #include "agentic/agentic_output.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "agentic/profile_export.hpp"
@@ -14,6 +15,23 @@ namespace infermark::agentic {
 namespace {
 
 namespace fs = std::filesystem;
+
+// aiperf writes its profiling start and end with microseconds, and the power window needs them:
+// ISO 8601 UTC with six decimals.
+std::string IsoUtcMicros(double unix_seconds) {
+  double whole = std::floor(unix_seconds);
+  long long micros = std::llround((unix_seconds - whole) * 1e6);
+  if (micros >= 1000000) {
+    whole += 1;
+    micros -= 1000000;
+  }
+  std::string text = IsoUtc(whole);
+  if (text.empty()) return text;
+  char fraction[32];
+  std::snprintf(fraction, sizeof fraction, ".%06lldZ", micros);
+  text.pop_back();
+  return text + fraction;
+}
 
 std::string DefaultName(const AgenticOutputOptions& o) {
   const std::size_t slash = o.model.find_last_of('/');
@@ -119,8 +137,8 @@ ProfileSummary SummaryOf(const AgenticRunView& view, const std::vector<ProfileRe
   hit.avg = blocks > 0 ? hit_blocks / blocks : 0.0;
   hit.unit = "ratio";
   s.theoretical_prefix_cache_hit = hit;
-  s.start_time = IsoUtc(view.unix_at_zero + static_cast<double>(view.run->window_open_ns) / 1e9);
-  s.end_time = IsoUtc(view.unix_at_zero + static_cast<double>(view.run->window_close_ns) / 1e9);
+  s.start_time = IsoUtcMicros(view.unix_at_zero + static_cast<double>(view.run->window_open_ns) / 1e9);
+  s.end_time = IsoUtcMicros(view.unix_at_zero + static_cast<double>(view.run->window_close_ns) / 1e9);
   s.dataset = Json{{"name", view.corpus->origin}, {"traces", view.corpus->traces.size()}};
   s.submission_valid = view.invalid_reasons.empty();
   s.submission_invalid_reasons = view.invalid_reasons;

@@ -8,15 +8,18 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "agentic/agentic_bench.hpp"
 #include "agentic/agentic_output.hpp"
 #include "cli/commands.hpp"
+#include "cli/gpu_telemetry.hpp"
 #include "cli/list_flags.hpp"
 #include "cli/signal_watcher.hpp"
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
 #include "loadgen/http_target.hpp"
+#include "results/agentic_power.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -28,6 +31,9 @@ struct AgenticFlags {
   std::string artifact_dir;
   std::string cpus;
   double min_duration_s = 900;
+  bool gpu_telemetry = false;
+  double gpu_telemetry_interval_s = 1.0;
+  long long expected_num_gpus = 0;
 };
 
 double Percentile(const std::vector<double>& v, double p) {
@@ -83,8 +89,23 @@ int RunAgentic(AgenticFlags& f) {
   agentic::AgenticBenchConfig& c = f.config;
   c.cpus = ParseCpuList("--cpus", f.cpus);
   c.min_duration_s = f.min_duration_s;
+  if (f.gpu_telemetry) {
+    if (!(f.gpu_telemetry_interval_s > 0)) {
+      throw InputError(Diagnostic{{}, "", "--gpu-telemetry-interval", "must be a positive number of seconds"});
+    }
+    if (f.expected_num_gpus < 0) {
+      throw InputError(Diagnostic{{}, "", "--expected-num-gpus", "must be 0 (the GPUs sampled) or more"});
+    }
+  }
   SignalWatcher signals("infermark bench agentic");
   c.replay.stop = signals.flag();
+  // Started after the watcher blocked SIGINT/SIGTERM, so that the sampling thread never takes them;
+  // the offset first, as InferenceX's runner writes it before starting its monitor.
+  std::optional<GpuTelemetry> telemetry;
+  if (f.gpu_telemetry) {
+    WriteTimezoneOffset(f.result_dir);
+    telemetry.emplace(std::filesystem::path(f.result_dir) / results::kAgenticPowerCsvFile, f.gpu_telemetry_interval_s);
+  }
   agentic::AgenticBench bench;
   try {
     bench = agentic::RunAgenticBench(c);
@@ -105,6 +126,10 @@ int RunAgentic(AgenticFlags& f) {
                  bench.traces.calls_over_context, static_cast<long long>(c.max_context_length));
   }
   PrintSummary(bench, outputs);
+  if (telemetry) {
+    const PowerFields power = telemetry->FinishAgentic(f.result_dir, outputs.aggregate_path, f.expected_num_gpus);
+    std::fprintf(stderr, "infermark bench agentic: %s\n", power.summary.c_str());
+  }
   if (!bench.invalid_reasons.empty()) {
     std::fprintf(stderr, "infermark bench agentic: INVALID run\n");
     return kExitRunFailed;
@@ -157,6 +182,15 @@ void AddBenchAgenticCommand(CLI::App& app, CommandResult& result) {
   cmd->add_option("--seed,--random-seed", r.seed, "Trace order and start turns")->capture_default_str();
   cmd->add_option("--server-metrics", c.server_metrics_urls, "More /metrics URLs to scrape (workers)")->expected(0, -1);
   cmd->add_option("--result-dir", f->result_dir, "Folder for the aggregate")->capture_default_str();
+  cmd->add_flag("--gpu-telemetry", f->gpu_telemetry,
+                "Sample GPU power through NVML during the run into gpu_metrics.csv in --result-dir, then measure it "
+                "over aiperf's profiling window as InferenceX's power adapter: agentic_power_window.json, the power "
+                "fields in the aggregate and power_validation.json");
+  cmd->add_option("--gpu-telemetry-interval", f->gpu_telemetry_interval_s, "Seconds between GPU power samples")
+      ->capture_default_str();
+  cmd->add_option("--expected-num-gpus", f->expected_num_gpus,
+                  "GPUs the deployment uses (TP·PP·PCP) for the power validity check (0: the GPUs sampled)")
+      ->capture_default_str();
   cmd->add_option("--result-filename", f->result_filename,
                   "Aggregate name without .json (default agentic_<model>_conc<N>)");
   cmd->add_option("--output-artifact-dir", f->artifact_dir, "aiperf artifacts (default RESULT_DIR/aiperf_artifacts)");

@@ -32,6 +32,11 @@ struct PowerFields {
   std::string summary;               ///< One line for the user.
 };
 
+/// Writes the local UTC offset as `date +%z` prints it into `<dir>/agentic_power_timezone_offset.txt`,
+/// as InferenceX's agentic runner does before sampling (aiperf may export naive local times). Never
+/// throws; returns false when it could not.
+bool WriteTimezoneOffset(const std::filesystem::path& dir);
+
 /// GPU power sampled around a benchmark run as InferenceX's monitor does (every GPU, nvidia-smi's CSV,
 /// one more sample after the stop), then the power aggregation applied to the run's result.
 class GpuTelemetry {
@@ -48,6 +53,13 @@ class GpuTelemetry {
   /// `power_validation_<result>.json` sidecar beside it. `expected_num_gpus` 0: the GPUs sampled.
   /// Never throws: a failure becomes reasons.
   PowerFields Finish(const std::string& result_path, long long expected_num_gpus);
+
+  /// Stops sampling and applies InferenceX's agentic power adapter to the run in `result_dir` (its
+  /// aiperf_artifacts/, the CSV this sampler wrote there as gpu_metrics.csv): agentic_power_window.json,
+  /// the power fields patched into `aggregate_path` and power_validation.json. `expected_num_gpus` 0:
+  /// the GPUs sampled. Never throws: a failure becomes reasons.
+  PowerFields FinishAgentic(const std::string& result_dir, const std::string& aggregate_path,
+                            long long expected_num_gpus);
 
  private:
   std::unique_ptr<gpu::PowerSampler> sampler_;

