@@ -7,6 +7,7 @@
 
 #include "core/diagnostic.hpp"
 #include "core/field_reader.hpp"
+#include "core/json_text.hpp"
 #include "core/yaml_node.hpp"
 #include "perfmodel/spec_reading.hpp"
 
@@ -47,32 +48,7 @@ std::string Text(const std::string& value) {
     plain = node != nullptr && node->kind == YamlKind::kString && node->text == value;
   }
   if (plain) return value;
-  std::string out = "\"";
-  for (const char c : value) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  return DumpJson(Json(value));
 }
 
 // Text for a comment line: line breaks become spaces.
