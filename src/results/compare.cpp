@@ -8,6 +8,7 @@
 #include <span>
 
 #include "core/diagnostic.hpp"
+#include "results/multinode_fields.hpp"
 #include "results/pareto.hpp"
 
 namespace infermark::results {
@@ -102,7 +103,8 @@ Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Poi
   // Frontiers per (scenario, group): each run's throughput/interactivity front, read at every
   // frontier point of either run inside both fronts' interactivity range. Agentic scenarios and
   // groups (offload mode included) never meet fixed-length ones; their x is the P50 E2E-normalized
-  // interactivity (DefaultInteractivity).
+  // interactivity (DefaultInteractivity). Multi-node deployments (disagg xPyD) are curves of their
+  // own (SeriesGroup), so a disaggregated front is never read against an aggregated one.
   using Curves = std::map<std::pair<std::string, std::string>, std::vector<ChartPoint>>;
   std::set<std::string> agentic_scenarios;
   const auto collect = [&](const std::vector<Point>& points) {
@@ -112,7 +114,7 @@ Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Poi
       const double x = DefaultInteractivity(points[i], m);
       if (x <= 0 || m.tput_per_gpu <= 0) continue;
       if (points[i].key.Agentic()) agentic_scenarios.insert(points[i].key.Scenario());
-      curves[{points[i].key.Scenario(), points[i].key.Group()}].push_back({x, m.tput_per_gpu, i});
+      curves[{points[i].key.Scenario(), SeriesGroup(points[i])}].push_back({x, m.tput_per_gpu, i});
     }
     for (auto& [group, pts] : curves) pts = ParetoFront(pts, XGoal::kMaximize);
     return curves;

@@ -36,7 +36,8 @@ struct PointComparison {
 /// The candidate's frontier read against the baseline's at one interactivity.
 struct FrontierSample {
   std::string scenario;      ///< Model and ISL/OSL.
-  std::string group;         ///< Hardware, framework, precision, spec decoding (and offload mode for agentic).
+  std::string group;         ///< Hardware, framework, precision, spec decoding (offload mode for agentic; the
+                             ///< deployment, e.g. `disagg 1P1D tp4/tp4`, for multi-node points).
   double interactivity = 0;  ///< tok/s/user where both frontiers were read (DefaultInteractivity).
   double baseline = 0;       ///< Baseline frontier tok/s/GPU there.
   double candidate = 0;      ///< Candidate frontier tok/s/GPU there.

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "results/agentic_record.hpp"
+#include "results/multinode_fields.hpp"
 #include "results/power_fields.hpp"
 
 namespace infermark::results {
@@ -49,7 +50,10 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
       "theoretical_cache_hit_rate [fraction],server_cache_hit_rate [fraction],server_gpu_cache_hit_rate [fraction],"
       "server_cpu_cache_hit_rate [fraction],kv_cache_pool_tokens [tok],requests_total,requests_successful,"
       "requests_failed,power_valid,avg_power_w [W/GPU],joules_per_output_token [J/tok],joules_per_input_token [J/tok],"
-      "joules_per_total_token [J/tok],total_gpu_energy_j [J],power_metric_schema_version,warnings\n";
+      "joules_per_total_token [J/tok],total_gpu_energy_j [J],power_metric_schema_version,warnings,"
+      "is_multinode,deployment,num_prefill_gpu,num_decode_gpu,prefill_num_workers,prefill_tp,prefill_pp,"
+      "prefill_dcp_size,prefill_pcp_size,prefill_ep,prefill_dp_attention,decode_num_workers,decode_tp,decode_pp,"
+      "decode_dcp_size,decode_pcp_size,decode_ep,decode_dp_attention,prefill_hw,decode_hw\n";
   for (const auto& [run, points] : runs) {
     for (const Point& p : points) {
       const PointMetrics m = DeScaled(p);
@@ -58,6 +62,14 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
       const AgenticFields f = agentic ? AgenticFieldsOf(p.agg) : AgenticFields{};
       const PowerFields power = PowerFieldsOf(p.agg);
       const auto figure = [&](double value) { return agentic ? Number(value) : std::string(); };
+      // Multi-node columns: blank for single-node points.
+      const std::optional<MultiNodeFields> mn = MultiNodeFieldsOf(p.agg);
+      const auto pool = [&](long long WorkerPool::*field, bool decode) {
+        return mn ? std::to_string((decode ? mn->decode : mn->prefill).*field) : std::string();
+      };
+      const auto dpa = [&](bool decode) {
+        return mn ? std::string((decode ? mn->decode : mn->prefill).dp_attention ? "true" : "false") : std::string();
+      };
       std::string warnings;
       for (const auto& w : f.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
       const std::string cells[] = {run.info.run_key,
@@ -118,7 +130,27 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
                                    Maybe(power.joules_per_total_token),
                                    Maybe(power.total_gpu_energy_j),
                                    Maybe(power.power_metric_schema_version),
-                                   warnings};
+                                   warnings,
+                                   mn ? "true" : "false",
+                                   mn ? mn->Label() : "",
+                                   mn ? std::to_string(mn->num_prefill_gpu) : "",
+                                   mn ? std::to_string(mn->num_decode_gpu) : "",
+                                   pool(&WorkerPool::num_workers, false),
+                                   pool(&WorkerPool::tp, false),
+                                   pool(&WorkerPool::pp, false),
+                                   pool(&WorkerPool::dcp_size, false),
+                                   pool(&WorkerPool::pcp_size, false),
+                                   pool(&WorkerPool::ep, false),
+                                   dpa(false),
+                                   pool(&WorkerPool::num_workers, true),
+                                   pool(&WorkerPool::tp, true),
+                                   pool(&WorkerPool::pp, true),
+                                   pool(&WorkerPool::dcp_size, true),
+                                   pool(&WorkerPool::pcp_size, true),
+                                   pool(&WorkerPool::ep, true),
+                                   dpa(true),
+                                   mn ? mn->prefill_hw : "",
+                                   mn ? mn->decode_hw : ""};
       bool first = true;
       for (const std::string& c : cells) {
         if (!first) out += ',';

@@ -51,10 +51,19 @@ PointKey KeyFromAgg(const Json& agg, const std::string& path) {
   key.disagg = disagg != agg.end() && disagg->is_boolean() && disagg->get<bool>();
   const auto multinode = agg.find("is_multinode");
   if (multinode != agg.end() && multinode->is_boolean() && multinode->get<bool>()) {
-    key.topology = "p" + Scalar(agg, "prefill_num_workers") + "x-tp" + Scalar(agg, "prefill_tp") + "-ep" +
-                   Scalar(agg, "prefill_ep") + "-dpa" + Scalar(agg, "prefill_dp_attention") + "+d" +
-                   Scalar(agg, "decode_num_workers") + "x-tp" + Scalar(agg, "decode_tp") + "-ep" +
-                   Scalar(agg, "decode_ep") + "-dpa" + Scalar(agg, "decode_dp_attention");
+    // Pipeline and context parallelism only when not 1, so keys of records that have none (they
+    // were 1) stay what they were.
+    const auto pool = [&](const std::string& role) {
+      std::string text = Scalar(agg, (role + "_num_workers").c_str()) + "x-tp" + Scalar(agg, (role + "_tp").c_str()) +
+                         "-ep" + Scalar(agg, (role + "_ep").c_str()) + "-dpa" +
+                         Scalar(agg, (role + "_dp_attention").c_str());
+      for (const char* size : {"pp", "dcp_size", "pcp_size"}) {
+        const std::string v = Scalar(agg, (role + "_" + size).c_str());
+        if (!v.empty() && v != "1") text += "-" + std::string(size).substr(0, std::string(size).find('_')) + v;
+      }
+      return text;
+    };
+    key.topology = "p" + pool("prefill") + "+d" + pool("decode");
   } else {
     // Older records have no pp/dcp/pcp: they were 1.
     const auto or_one = [&](const char* field) {

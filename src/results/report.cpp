@@ -13,6 +13,7 @@
 #include "core/file_io.hpp"
 #include "core/version.hpp"
 #include "results/agentic_record.hpp"
+#include "results/multinode_fields.hpp"
 #include "results/pareto.hpp"
 #include "results/power_fields.hpp"
 #include "results/svg_chart.hpp"
@@ -120,10 +121,13 @@ struct SeriesInfo {
   bool offload = false;  // agentic points with KV offloading: drawn with a halo
 };
 
-// Points of one group share a colour across runs and offload modes (offload is drawn as a halo).
-std::string ColourGroup(const PointKey& key) {
+// Points of one group share a colour across runs and offload modes (offload is drawn as a halo);
+// each multi-node deployment (disagg xPyD) has a colour of its own.
+std::string ColourGroup(const Point& p) {
+  const PointKey& key = p.key;
+  const auto multinode = MultiNodeFieldsOf(p.agg);
   return key.hw + " " + key.framework + " " + key.precision +
-         (key.spec_decoding == "none" ? "" : " " + key.spec_decoding);
+         (key.spec_decoding == "none" ? "" : " " + key.spec_decoding) + (multinode ? " " + multinode->Label() : "");
 }
 
 std::string Percent(const std::optional<double>& fraction) {
@@ -176,7 +180,7 @@ std::string PointTitle(const Drawn& d) {
   std::string t = Invalid(p) ? p.provenance.verdict + "\n" : std::string();
   if (p.key.Agentic()) {
     const AgenticFields f = AgenticFieldsOf(p.agg);
-    t += p.key.Group() + "  " + p.key.topology + "  " + std::to_string(p.key.conc) + " users\n";
+    t += SeriesGroup(p) + "  " + p.key.topology + "  " + std::to_string(p.key.conc) + " users\n";
     t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + "\n";
     t += "E2E-normalized interactivity P50/P90: " + Fixed(d.m.median_e2e_norm_intvty, 1) + " / " +
          Fixed(d.m.p90_e2e_norm_intvty, 1) + " tok/s/user\n";
@@ -192,7 +196,7 @@ std::string PointTitle(const Drawn& d) {
     if (p.provenance.time_scale != 1) t += " (de-scaled from ×" + ScaleText(p.provenance.time_scale) + ")";
     return t;
   }
-  t += p.key.Group() + "  " + p.key.topology + "  conc " + std::to_string(p.key.conc) + "\n";
+  t += SeriesGroup(p) + "  " + p.key.topology + "  conc " + std::to_string(p.key.conc) + "\n";
   t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + "\n";
   t += "interactivity: " + Fixed(d.m.median_intvty, 1) + " tok/s/user\n";
   t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + " s\n";
@@ -389,21 +393,26 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
   std::map<std::string, std::vector<Drawn>> scenarios;
   std::map<std::string, std::vector<Drawn>> agentic_scenarios;
   bool any_scaled = false;
+  bool any_multinode = false;
   for (const ReportRun& r : runs) {
     for (const Point& p : r.points) {
       const bool predicted = p.provenance.kind == PointKind::kPredicted;
       const bool several = predicted ? predicted_runs > 1 : measured_runs > 1;
-      std::string label = p.key.Group() + (predicted ? " · predicted" : " · measured");
+      // Multi-node deployments are series of their own ("… disagg 1P1D tp4/tp4"), beside the
+      // aggregated points of their group.
+      const std::string group = SeriesGroup(p);
+      any_multinode = any_multinode || group != p.key.Group();
+      std::string label = group + (predicted ? " · predicted" : " · measured");
       if (several) label += " · " + r.run.info.label;
       if (p.provenance.time_scale != 1) {
         label += " (de-scaled ×" + ScaleText(p.provenance.time_scale) + ")";
         any_scaled = true;
       }
-      const std::string colour_key = ColourGroup(p.key) + "\n" + std::to_string(kind_rank[&r]);
+      const std::string colour_key = ColourGroup(p) + "\n" + std::to_string(kind_rank[&r]);
       const auto colour = group_colour.emplace(colour_key, group_colour.size()).first->second;
       const auto [it, added] = series_index.emplace(label, series.size());
       if (added) {
-        series.push_back({label, kPalette[colour % std::size(kPalette)], predicted, p.key.Group(),
+        series.push_back({label, kPalette[colour % std::size(kPalette)], predicted, group,
                           p.key.Agentic() && p.key.OffloadMode() != "kvnone"});
       }
       (p.key.Agentic() ? agentic_scenarios : scenarios)[p.key.Scenario()].push_back({&p, &r, DeScaled(p), it->second});
@@ -433,6 +442,13 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         "(virtual clock). Points their run judged INVALID (a saturated client, an engine behind its model, too "
         "many failures) are ringed in red, faded and left out of the frontiers. Hover a point for its "
         "details.</div>\n";
+  if (any_multinode)
+    html +=
+        "<div class=\"note multinode-note\">Multi-node deployments are series of their own: <b>disagg xPyD "
+        "tpA/tpB</b> runs x prefill workers (each tpA) and y decode workers (each tpB) and hands each request's KV "
+        "cache from one to the other; <b>multinode Nx tpA</b> is one deployment over N workers that are not "
+        "disaggregated. Their throughput per GPU is over the GPUs of both roles; their parallelism column names "
+        "both pools (p: prefill, d: decode, workers x parallelism).</div>\n";
   if (scenarios.empty() && agentic_scenarios.empty()) html += "<p>No points to show.</p>\n";
 
   int chart_no = 0;

@@ -1,9 +1,11 @@
 // ResultStore on one SQLite file (WAL, so a report can read while a sweep writes).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "core/diagnostic.hpp"
 #include "core/sha256.hpp"
 #include "results/agentic_record.hpp"
+#include "results/multinode_fields.hpp"
 #include "results/power_fields.hpp"
 #include "results/result_store.hpp"
 #include "results/sqlite_db.hpp"
@@ -38,6 +41,46 @@ void BindValue(SqliteStatement& statement, int index, const Value& value) {
   } else {
     statement.BindNull(index);
   }
+}
+
+// Migration 6's columns for `agg`: NULL for a single-node record; for a multi-node one what the
+// record holds (pipeline and context sizes it lacks were 1, dp_attention 1/0).
+void AddMultiNodeColumns(const Json& agg, std::vector<std::pair<const char*, Value>>& columns) {
+  const auto multinode = agg.find("is_multinode");
+  const bool is_multinode = multinode != agg.end() && multinode->is_boolean() && multinode->get<bool>();
+  columns.emplace_back("is_multinode", std::int64_t{is_multinode ? 1 : 0});
+  const auto count = [&](const char* column, std::optional<std::int64_t> fallback) {
+    const auto it = agg.find(column);
+    if (is_multinode && it != agg.end() && it->is_number()) {
+      columns.emplace_back(column, Value(static_cast<std::int64_t>(std::llround(it->get<double>()))));
+    } else {
+      columns.emplace_back(column, is_multinode && fallback ? Value(*fallback) : Value());
+    }
+  };
+  const auto text = [&](const char* column) {
+    const auto it = agg.find(column);
+    columns.emplace_back(column,
+                         is_multinode && it != agg.end() && it->is_string() ? Value(it->get<std::string>()) : Value());
+  };
+  count("num_prefill_gpu", std::nullopt);
+  count("num_decode_gpu", std::nullopt);
+  const std::optional<MultiNodeFields> f = MultiNodeFieldsOf(agg);
+  count("prefill_num_workers", std::nullopt);
+  count("prefill_tp", std::nullopt);
+  count("prefill_pp", 1);
+  count("prefill_dcp_size", 1);
+  count("prefill_pcp_size", 1);
+  count("prefill_ep", std::nullopt);
+  columns.emplace_back("prefill_dp_attention", f ? Value(std::int64_t{f->prefill.dp_attention ? 1 : 0}) : Value());
+  count("decode_num_workers", std::nullopt);
+  count("decode_tp", std::nullopt);
+  count("decode_pp", 1);
+  count("decode_dcp_size", 1);
+  count("decode_pcp_size", 1);
+  count("decode_ep", std::nullopt);
+  columns.emplace_back("decode_dp_attention", f ? Value(std::int64_t{f->decode.dp_attention ? 1 : 0}) : Value());
+  text("prefill_hw");
+  text("decode_hw");
 }
 
 constexpr const char* kPointColumns =
@@ -299,6 +342,7 @@ class SqliteStore final : public ResultStore {
                                                         : Value());
       optional("power_metric_schema_version", f.power_metric_schema_version);
     }
+    if (schema_version_ >= 6) AddMultiNodeColumns(point.agg, columns);
     std::string names, values, sets;
     for (std::size_t i = 0; i < columns.size(); ++i) {
       const std::string param = "?" + std::to_string(i + 1);

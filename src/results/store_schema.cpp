@@ -173,6 +173,69 @@ UPDATE points SET
     THEN json_extract(agg_json, '$.power_metric_schema_version') END
 WHERE json_valid(agg_json);
 )sql",
+      // 6: multi-node points (prefill and decode worker pools): whether a point is one, the GPUs
+      // of each role and each pool's workers and parallelism, as its record holds them (NULL for
+      // single-node points; pipeline and context sizes a record lacks were 1; dp_attention 1/0 from
+      // InferenceX's "true"/"false"); the hardware of
+      // each role when the record names it. Stored points get them from their records.
+      R"sql(
+ALTER TABLE points ADD COLUMN is_multinode INTEGER NOT NULL DEFAULT 0 CHECK (is_multinode IN (0, 1));
+ALTER TABLE points ADD COLUMN num_prefill_gpu INTEGER;
+ALTER TABLE points ADD COLUMN num_decode_gpu INTEGER;
+ALTER TABLE points ADD COLUMN prefill_num_workers INTEGER;
+ALTER TABLE points ADD COLUMN prefill_tp INTEGER;
+ALTER TABLE points ADD COLUMN prefill_pp INTEGER;
+ALTER TABLE points ADD COLUMN prefill_dcp_size INTEGER;
+ALTER TABLE points ADD COLUMN prefill_pcp_size INTEGER;
+ALTER TABLE points ADD COLUMN prefill_ep INTEGER;
+ALTER TABLE points ADD COLUMN prefill_dp_attention INTEGER CHECK (prefill_dp_attention IN (0, 1));
+ALTER TABLE points ADD COLUMN decode_num_workers INTEGER;
+ALTER TABLE points ADD COLUMN decode_tp INTEGER;
+ALTER TABLE points ADD COLUMN decode_pp INTEGER;
+ALTER TABLE points ADD COLUMN decode_dcp_size INTEGER;
+ALTER TABLE points ADD COLUMN decode_pcp_size INTEGER;
+ALTER TABLE points ADD COLUMN decode_ep INTEGER;
+ALTER TABLE points ADD COLUMN decode_dp_attention INTEGER CHECK (decode_dp_attention IN (0, 1));
+ALTER TABLE points ADD COLUMN prefill_hw TEXT;
+ALTER TABLE points ADD COLUMN decode_hw TEXT;
+UPDATE points SET
+  is_multinode = 1,
+  num_prefill_gpu = CASE WHEN json_type(agg_json, '$.num_prefill_gpu') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.num_prefill_gpu') AS INTEGER) END,
+  num_decode_gpu = CASE WHEN json_type(agg_json, '$.num_decode_gpu') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.num_decode_gpu') AS INTEGER) END,
+  prefill_num_workers = CASE WHEN json_type(agg_json, '$.prefill_num_workers') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.prefill_num_workers') AS INTEGER) END,
+  prefill_tp = CASE WHEN json_type(agg_json, '$.prefill_tp') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.prefill_tp') AS INTEGER) END,
+  prefill_pp = CASE WHEN json_type(agg_json, '$.prefill_pp') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.prefill_pp') AS INTEGER) ELSE 1 END,
+  prefill_dcp_size = CASE WHEN json_type(agg_json, '$.prefill_dcp_size') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.prefill_dcp_size') AS INTEGER) ELSE 1 END,
+  prefill_pcp_size = CASE WHEN json_type(agg_json, '$.prefill_pcp_size') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.prefill_pcp_size') AS INTEGER) ELSE 1 END,
+  prefill_ep = CASE WHEN json_type(agg_json, '$.prefill_ep') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.prefill_ep') AS INTEGER) END,
+  prefill_dp_attention = CASE WHEN json_type(agg_json, '$.prefill_dp_attention') = 'true'
+    OR lower(json_extract(agg_json, '$.prefill_dp_attention')) = 'true' THEN 1 ELSE 0 END,
+  decode_num_workers = CASE WHEN json_type(agg_json, '$.decode_num_workers') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.decode_num_workers') AS INTEGER) END,
+  decode_tp = CASE WHEN json_type(agg_json, '$.decode_tp') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.decode_tp') AS INTEGER) END,
+  decode_pp = CASE WHEN json_type(agg_json, '$.decode_pp') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.decode_pp') AS INTEGER) ELSE 1 END,
+  decode_dcp_size = CASE WHEN json_type(agg_json, '$.decode_dcp_size') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.decode_dcp_size') AS INTEGER) ELSE 1 END,
+  decode_pcp_size = CASE WHEN json_type(agg_json, '$.decode_pcp_size') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.decode_pcp_size') AS INTEGER) ELSE 1 END,
+  decode_ep = CASE WHEN json_type(agg_json, '$.decode_ep') IN ('integer', 'real')
+    THEN CAST(json_extract(agg_json, '$.decode_ep') AS INTEGER) END,
+  decode_dp_attention = CASE WHEN json_type(agg_json, '$.decode_dp_attention') = 'true'
+    OR lower(json_extract(agg_json, '$.decode_dp_attention')) = 'true' THEN 1 ELSE 0 END,
+  prefill_hw = CASE WHEN json_type(agg_json, '$.prefill_hw') = 'text' THEN json_extract(agg_json, '$.prefill_hw') END,
+  decode_hw = CASE WHEN json_type(agg_json, '$.decode_hw') = 'text' THEN json_extract(agg_json, '$.decode_hw') END
+WHERE json_valid(agg_json) AND json_type(agg_json, '$.is_multinode') = 'true';
+)sql",
   };
   return kMigrations;
 }

@@ -92,7 +92,7 @@ class PowerResults : public ::testing::Test {
 TEST_F(PowerResults, StoreRoundTripKeepsPowerColumns) {
   const std::string path = (dir_ / "store.db").string();
   auto store = OpenStore(path);
-  ASSERT_EQ(CurrentSchemaVersion(), 5);
+  ASSERT_GE(CurrentSchemaVersion(), 5);
   const IngestOutcome outcome = store->Ingest(Run("sweep"), MixedCurve());
   EXPECT_EQ(outcome.added, 3);
   const auto rows = Query(path, kPowerColumns);
@@ -132,7 +132,7 @@ TEST_F(PowerResults, MigrationFiveFillsTheColumnsOfStoredPoints) {
     old_store->Ingest(Run("sweep-old"), MixedCurve());
   }
   auto store = OpenStore(path);
-  EXPECT_EQ(store->SchemaVersion(), 5);
+  EXPECT_EQ(store->SchemaVersion(), CurrentSchemaVersion());
   const auto rows = Query(path, kPowerColumns);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0][1], "NULL");
