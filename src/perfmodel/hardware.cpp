@@ -79,6 +79,13 @@ std::vector<HardwareSpec> LoadHardwareFile(const std::string& path) {
       hw.host_link_kind = f.Choice("kind", Need::kRequired, {"pcie5-x16", "pcie6-x16", "nvlink-c2c"}).value_or("");
       f.RejectUnknown();
     }
+    if (const YamlNode* o = r.Mapping("scale_out", Need::kRequired)) {
+      FieldReader f(ctx, *o, "scale_out");
+      hw.scale_out_bytes_per_s = PositiveNumber(f, "gb_s", Need::kRequired) * 1e9;
+      hw.scale_out_latency_s = PositiveNumber(f, "latency_us", Need::kRequired) * 1e-6;
+      hw.scale_out_kind = f.Choice("kind", Need::kRequired, {"rdma-400g", "rdma-800g"}).value_or("");
+      f.RejectUnknown();
+    }
     r.RejectUnknown();
     out.push_back(std::move(hw));
   }

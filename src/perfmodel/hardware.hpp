@@ -32,6 +32,9 @@ struct HardwareSpec {
   double alltoall_latency_s = 0;     ///< Prior start latency of one all-to-all.
   double host_link_bytes_per_s = 0;  ///< Link to host memory per GPU per direction (KV offloading), bytes/s.
   std::string host_link_kind;        ///< `pcie5-x16`, `pcie6-x16` or `nvlink-c2c`.
+  double scale_out_bytes_per_s = 0;  ///< Scale-out (inter-node RDMA) NIC per GPU per direction, bytes/s.
+  double scale_out_latency_s = 0;    ///< Prior completion latency of one RDMA write over the scale-out network.
+  std::string scale_out_kind;        ///< `rdma-400g` or `rdma-800g`.
 
   /// Peak rate for `dtype`, falling back to bf16 when the hardware has no native unit for it
   /// (weight-only quantization dequantizes to bf16).

@@ -23,6 +23,7 @@ struct Scheduler::Seq {
   std::vector<UnitId> units;    // cached prefix units held, from the prompt's start
   std::int64_t own_blocks = 0;  // blocks of its own, after the units
   TimeNs ready = 0;             // loads from the host tier end
+  bool present = false;         // its prompt's KV arrives computed (until admitted)
 
   [[nodiscard]] bool InPrefill() const { return computed < prefill_target; }
 };
@@ -36,14 +37,19 @@ std::int64_t Scheduler::BlocksFor(double tokens) const {
   return static_cast<std::int64_t>(std::ceil(tokens / config_.block_size - 1e-9));
 }
 
+bool Scheduler::Accepts(int prompt_tokens, int max_tokens) const {
+  const std::int64_t total = std::int64_t{prompt_tokens} + max_tokens;
+  if (prompt_tokens < 1 || max_tokens < 1 || total > config_.max_model_len) return false;
+  return BlocksFor(double(total) + model_.decode_query_tokens()) <= cache_.NumBlocks();
+}
+
 bool Scheduler::Submit(const Request& request, TimeNs /*now*/) {
-  const std::int64_t total = std::int64_t{request.prompt_tokens} + request.max_tokens;
-  if (request.prompt_tokens < 1 || request.max_tokens < 1 || total > config_.max_model_len) return false;
-  if (BlocksFor(double(total) + model_.decode_query_tokens()) > cache_.NumBlocks()) return false;
+  if (!Accepts(request.prompt_tokens, request.max_tokens)) return false;
   auto s = std::make_unique<Seq>();
   s->req = request;
   s->prefill_target = request.prompt_tokens;
-  if (config_.prefix_caching && request.prefix_blocks && !request.prefix_blocks->empty())
+  if (request.kv_present) s->present = true;
+  if (!request.kv_present && config_.prefix_caching && request.prefix_blocks && !request.prefix_blocks->empty())
     s->chain = PrefixChain(request.prefix_blocks, request.block_tokens, config_.block_size, request.prompt_tokens);
   waiting_.push_back(std::move(s));
   return true;
@@ -202,6 +208,21 @@ void Scheduler::PlanSingle(TimeNs now, StepPlan& plan) {
   while (!preempted && !waiting_.empty() && budget > 0 &&
          running_.size() < static_cast<std::size_t>(config_.max_num_seqs)) {
     Seq& s = *waiting_.front();
+    if (s.present) {
+      // Its KV came from a prefill worker: blocks for the prompt, and it decodes in this pass.
+      if (q > budget) break;
+      const std::int64_t blocks = BlocksFor(double(s.prefill_target + q));
+      if (blocks > cache_.Available()) break;
+      cache_.Allocate(blocks, now, &ready_);
+      s.own_blocks = blocks;
+      s.computed = s.prefill_target;
+      s.present = false;
+      s.scheduled = q;
+      budget -= q;
+      running_.push_back(std::move(waiting_.front()));
+      waiting_.pop_front();
+      continue;
+    }
     PrefixMatch match;
     const int unit = s.chain.unit_tokens();
     // At least one prompt token is always computed, so the last token never comes from cache.

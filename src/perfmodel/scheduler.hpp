@@ -33,6 +33,9 @@ struct Request {
   /// Null or empty: no identity known, nothing is looked up or cached.
   std::shared_ptr<const std::vector<std::uint64_t>> prefix_blocks{};
   int block_tokens = 64;  ///< Tokens per element of prefix_blocks.
+  /// The prompt's KV arrives computed (a disaggregated decode worker): admission takes blocks for
+  /// it and the request decodes at once, without prefill compute (a preemption recomputes it).
+  bool kv_present = false;
 };
 
 /// Output tokens of one sequence leaving the engine at one time.
@@ -97,6 +100,9 @@ class Scheduler {
   /// Queues a request arriving at `now`. False when it can never run (longer than max_model_len
   /// or than the whole KV cache); such a request is not queued.
   bool Submit(const Request& request, TimeNs now);
+
+  /// Whether a request of `prompt_tokens` and `max_tokens` could ever run (what Submit checks).
+  [[nodiscard]] bool Accepts(int prompt_tokens, int max_tokens) const;
 
   /// Decides the next pass starting at `now`: at most `max_steps` steps, and a span of several
   /// steps ends by `horizon` (when the caller expects something to happen then, such as an

@@ -112,6 +112,41 @@ ProcessSettings SettingsFromMatrixRow(const Json& row) {
     if (it == row.end()) continue;
     if (auto text = ScalarText(*it)) settings.values[std::string(variable)] = *text;
   }
+  // A multi-node row: its worker pools as the multi-node template exports them, GPUs per pool
+  // num-worker·tp·pp·pcp-size (DCP reuses the TP GPUs).
+  const auto prefill = row.find("prefill");
+  const auto decode = row.find("decode");
+  if (prefill == row.end() || decode == row.end() || !prefill->is_object() || !decode->is_object()) return settings;
+  settings.values["IS_MULTINODE"] = "true";
+  auto pool = [&settings](const Json& worker, const std::string& prefix) {
+    static constexpr std::pair<std::string_view, std::string_view> kWorkerFields[] = {
+        {"num-worker", "NUM_WORKERS"},
+        {"tp", "TP"},
+        {"ep", "EP"},
+        {"dp-attn", "DP_ATTN"},
+        {"pp", "PP_SIZE"},
+        {"dcp-size", "DCP_SIZE"},
+        {"pcp-size", "PCP_SIZE"},
+        {"hardware", "HARDWARE"},
+    };
+    for (const auto& [field, variable] : kWorkerFields) {
+      const auto it = worker.find(field);
+      if (it == worker.end()) continue;
+      if (auto text = ScalarText(*it)) settings.values[prefix + std::string(variable)] = *text;
+    }
+    long long gpus = 1;
+    for (const char* field : {"num-worker", "tp", "pp", "pcp-size"}) {
+      const auto it = worker.find(field);
+      if (it != worker.end() && it->is_number_integer()) gpus *= it->get<long long>();
+    }
+    settings.values[prefix + "GPUS"] = std::to_string(gpus);
+  };
+  pool(*prefill, "PREFILL_");
+  pool(*decode, "DECODE_");
+  if (const auto kv = row.find("kv-p2p-transfer"); kv != row.end() && kv->is_string())
+    settings.values["KV_P2P_TRANSFER"] = kv->get<std::string>();
+  if (const auto router = row.find("router"); router != row.end() && router->is_object())
+    settings.values["ROUTER_METADATA"] = router->dump();
   return settings;
 }
 

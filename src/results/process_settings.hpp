@@ -38,8 +38,10 @@ struct ProcessSettings {
 /// The contract's variables that are set in this process's environment.
 ProcessSettings SettingsFromEnvironment();
 
-/// The values a single-node matrix row (as `infermark matrix` writes it) implies: runner → RUNNER_TYPE,
-/// tp → TP, ep → EP_SIZE, dp-attn → DP_ATTENTION, and so on. Fields the row lacks stay unset.
+/// The values a matrix row (as `infermark matrix` writes it) implies: runner → RUNNER_TYPE, tp → TP,
+/// ep → EP_SIZE, dp-attn → DP_ATTENTION, and so on; a multi-node row's worker blocks give
+/// IS_MULTINODE, PREFILL_* and DECODE_* (GPUs per pool num-worker·tp·pp·pcp-size), kv-p2p-transfer
+/// KV_P2P_TRANSFER and router ROUTER_METADATA. Fields the row lacks stay unset.
 ProcessSettings SettingsFromMatrixRow(const Json& row);
 
 }  // namespace infermark::results

@@ -9,10 +9,14 @@
 #include "agentic/trace_reader.hpp"
 #include "core/diagnostic.hpp"
 #include "metrics/result_json.hpp"
+#include "perfmodel/disaggregation.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
 #include "runner/launch_env.hpp"
 #include "runner/result_sink.hpp"
+#include "runner/row_disagg.hpp"
+#include "runner/row_engine.hpp"
+#include "sim/disagg_run.hpp"
 #include "sim/predict_agentic.hpp"
 
 namespace infermark::runner {
@@ -40,6 +44,29 @@ class Deployments {
 
  private:
   std::map<std::string, perfmodel::Deployment> cache_;
+};
+
+// Resolved disaggregated deployments, kept across the rows of a sweep.
+class DisaggDeployments {
+ public:
+  const perfmodel::DisaggDeployment& Get(const perfmodel::DisaggOptions& o) {
+    auto role = [](const perfmodel::DeploymentOptions& d) {
+      return std::to_string(d.tp) + "/" + std::to_string(d.ep) + "/" + (d.dp_attention ? "dpa" : "");
+    };
+    const perfmodel::DeploymentOptions& p = o.prefill;
+    const std::string key = p.model + "|" + p.hardware + "|" + p.framework + "|" + p.precision + "|" +
+                            p.kv_cache_dtype + "|" + std::to_string(p.max_model_len.value_or(0)) + "|" +
+                            p.spec_decoding + "|" + role(p) + "x" + std::to_string(o.prefill_workers) + "|" +
+                            role(o.decode) + "x" + std::to_string(o.decode_workers) + "|" + o.kv_transfer;
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      it = cache_.emplace(key, perfmodel::ResolveDisaggDeployment(perfmodel::DefaultEngineData(), o)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, perfmodel::DisaggDeployment> cache_;
 };
 
 // Trace corpora, loaded once per sweep.
@@ -118,6 +145,85 @@ std::vector<std::string> PredictAgenticRow(const matrix::MatrixRow& row, const R
   return view.invalid_reasons;
 }
 
+// A multi-node row on the virtual clock: every worker of both pools in one simulation, one client
+// run and one result file per concurrency of the row's list (each a row of the summary, its
+// concurrency alone in `row.conc`), the row's state written once. A row whose workers cannot be
+// deployed is one failed row with the reason.
+void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, const SweepCommandOptions& o,
+                         const StoreResult& store, DisaggDeployments& deployments, PredictSummary& summary) {
+  using Clock = std::chrono::steady_clock;
+  const auto r0 = Clock::now();
+  RowPlan plan;
+  RowOutcome outcome;
+  std::vector<PredictedRow> points;
+  outcome.status = RowStatus::kDone;
+  try {
+    plan = PlanPredictedRow(row, site, o.plan, summary.result_dir);
+    if (row.Agentic()) throw std::runtime_error("agentic multi-node rows are not predicted yet");
+    const ModelSite* model = site.FindModel(row.model);
+    if (model == nullptr) throw std::runtime_error("model '" + row.model + "' has no entry in the site file");
+    const perfmodel::DisaggDeployment& d =
+        deployments.Get(RowDisaggDeployment(row, LabelHardware(site, row.runner), *model));
+    const loadgen::BenchConfig& first = *plan.client_config;
+    const std::size_t c0 = static_cast<std::size_t>(std::max(1, row.Conc()));
+    for (const int conc : row.conc) {
+      if (!o.conc.empty() && std::find(o.conc.begin(), o.conc.end(), std::int64_t{conc}) == o.conc.end()) continue;
+      const auto p0 = Clock::now();
+      PredictedRow out;
+      out.row = row;
+      out.row.conc = {conc};
+      out.result_filename = MultiNodePointStem(plan.result_filename, conc, d.PrefillGpus(), d.DecodeGpus());
+      RowPlan point = plan;
+      point.result_filename = out.result_filename;
+      point.result_path = (fs::path(plan.result_dir) / (out.result_filename + ".json")).string();
+      loadgen::BenchConfig client = first;
+      client.max_concurrency = conc;
+      client.num_prompts = first.num_prompts / c0 * static_cast<std::size_t>(conc);
+      client.num_warmups =
+          static_cast<int>(static_cast<std::size_t>(first.num_warmups) / c0 * static_cast<std::size_t>(conc));
+      client.result_filename = out.result_filename + ".json";
+      const sim::DisaggPrediction p = sim::PredictDisagg(d, client);
+      Json result = p.result.result;
+      result["infermark"]["matrix_row"] = row.raw;
+      result["infermark"]["unmeasured_kernel_classes"] = perfmodel::UnmeasuredKernelClasses(d.prefill);
+      for (const perfmodel::Deployment* role : {&d.prefill, &d.decode}) {
+        const std::string warning = perfmodel::TransferWarning(*role);
+        if (!warning.empty() &&
+            std::find(summary.warnings.begin(), summary.warnings.end(), warning) == summary.warnings.end())
+          summary.warnings.push_back(warning);
+      }
+      metrics::WriteResultJson(point.result_path, result);
+      out.figures = p.figures;
+      out.outcome.status = p.result.verdict.valid ? RowStatus::kDone : RowStatus::kInvalid;
+      for (const auto& reason : p.result.verdict.reasons)
+        out.outcome.reason += (out.outcome.reason.empty() ? "" : "; ") + reason;
+      if (store) {
+        const std::string why = store(out.row, point, out.outcome);
+        if (!why.empty()) throw std::runtime_error("storing the result failed: " + why);
+      }
+      out.outcome.seconds = std::chrono::duration<double>(Clock::now() - p0).count();
+      if (out.outcome.status != RowStatus::kDone && outcome.status == RowStatus::kDone) {
+        outcome.status = out.outcome.status;
+        outcome.reason = "conc " + std::to_string(conc) + ": " + out.outcome.reason;
+      }
+      points.push_back(std::move(out));
+    }
+  } catch (const std::exception& e) {
+    outcome.status = RowStatus::kFailed;
+    outcome.reason = e.what();
+    ++summary.failed;
+    PredictedRow out;
+    out.row = row;
+    out.result_filename = plan.result_filename;
+    out.outcome = outcome;
+    points.assign(1, std::move(out));
+  }
+  outcome.seconds = std::chrono::duration<double>(Clock::now() - r0).count();
+  if (outcome.status == RowStatus::kFailed) points.front().outcome.seconds = outcome.seconds;
+  if (!plan.state_path.empty()) WriteRowState(plan, row, outcome);
+  for (auto& p : points) summary.rows.push_back(std::move(p));
+}
+
 }  // namespace
 
 PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
@@ -141,8 +247,13 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
   fs::create_directories(summary.result_dir, ec);
 
   Deployments deployments;
+  DisaggDeployments disagg;
   Corpora corpora;
   for (const matrix::MatrixRow& row : rows) {
+    if (IsMultiNodeRow(row)) {
+      PredictMultiNodeRow(row, site, o, store, disagg, summary);
+      continue;
+    }
     PredictedRow out;
     out.row = row;
     const auto r0 = Clock::now();

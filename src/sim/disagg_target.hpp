@@ -1,0 +1,96 @@
+// The target of a predicted disaggregated run: every prefill and decode worker of a
+// DisaggDeployment, each the performance model's scheduler, on the one simulated clock. A request
+// goes to a prefill worker (the router's choice), which computes its prompt and samples its first
+// token; its KV then crosses the link (each prefill worker's link carries one transfer at a time,
+// in order), and when it has arrived the first token reaches the client — TTFT is prefill,
+// queueing and transfer — and a decode worker (the router's choice) admits the request with its
+// KV present, holding its blocks without prefill compute, and generates the rest.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loadgen/target.hpp"
+#include "perfmodel/disaggregation.hpp"
+#include "perfmodel/scheduler.hpp"
+#include "perfmodel/step_time.hpp"
+#include "sim/sim_executor.hpp"
+#include "sim/virtual_target.hpp"
+
+namespace infermark::sim {
+
+/// How the router picks a worker of a role.
+enum class RouterPolicy {
+  kRoundRobin,   ///< In turn.
+  kLeastLoaded,  ///< The worker holding the fewest requests (the first of equals).
+};
+
+/// Parses `round-robin` or `least-loaded`; throws InputError otherwise.
+RouterPolicy ParseRouterPolicy(const std::string& text);
+
+/// KV transfer counters.
+struct TransferStats {
+  std::int64_t transfers = 0;  ///< Prompts whose KV crossed the link.
+  double bytes = 0;            ///< Bytes sent, per prefill rank, summed over transfers.
+  double busy_seconds = 0;     ///< Link time (wire time), summed.
+  double wait_seconds = 0;     ///< Time transfers queued behind earlier ones on their link, summed.
+  double seconds = 0;          ///< From the end of prefill to the KV's arrival, summed.
+  double max_seconds = 0;      ///< The longest of those.
+};
+
+/// The disaggregated performance model as a target.
+class DisaggTarget final : public loadgen::Target {
+ public:
+  /// `deployment` and `executor` must outlive the target. `options.record_trace` is not supported.
+  DisaggTarget(const perfmodel::DisaggDeployment& deployment, SimExecutor& executor, VirtualTargetOptions options = {},
+               RouterPolicy router = RouterPolicy::kRoundRobin);
+  ~DisaggTarget() override;
+  DisaggTarget(const DisaggTarget&) = delete;
+  DisaggTarget& operator=(const DisaggTarget&) = delete;
+
+  void PreparePhase(std::span<const loadgen::Prompt> /*prompts*/, std::span<const std::size_t> /*order*/) override {}
+  void PrepareOpenPhase(std::size_t /*slots*/) override {}
+  void Issue(const loadgen::RequestSpec& spec, loadgen::RequestTracker& tracker) override;
+  void CancelAll(std::string_view why) override;
+  [[nodiscard]] loadgen::TargetReport Report() const override;
+
+  /// The link's counters.
+  [[nodiscard]] const TransferStats& transfers() const { return transfer_; }
+  /// A prefill worker's scheduler counters.
+  [[nodiscard]] const perfmodel::SchedulerStats& prefill_stats(std::size_t worker) const;
+  /// A decode worker's scheduler counters.
+  [[nodiscard]] const perfmodel::SchedulerStats& decode_stats(std::size_t worker) const;
+
+ private:
+  struct Worker;
+  struct Live;
+  class Sink;
+  std::size_t Route(std::vector<std::unique_ptr<Worker>>& pool, std::size_t& next);
+  void RequestStep(Worker& w);
+  void Step(Worker& w);
+  void StepEnd(Worker& w);
+  void OnPrefilled(const perfmodel::TokenEvent& e, std::size_t worker);
+  void Arrived(std::uint64_t id);
+  void OnDecoded(const perfmodel::TokenEvent& e, Worker& w);
+  void Finish(Live& live, std::int64_t at);
+  void Fail(loadgen::RequestTracker& tracker, std::int64_t now, const std::string& why);
+  void AbortEnded(Worker& w);
+
+  const perfmodel::DisaggDeployment& deployment_;
+  SimExecutor& executor_;
+  VirtualTargetOptions options_;
+  RouterPolicy router_;
+  perfmodel::StepTimeModel prefill_model_;
+  perfmodel::StepTimeModel decode_model_;
+  std::vector<std::unique_ptr<Worker>> prefill_;
+  std::vector<std::unique_ptr<Worker>> decode_;
+  std::size_t next_prefill_ = 0, next_decode_ = 0;
+  std::vector<Live> live_;               // by request id (issue numbers)
+  std::vector<std::int64_t> link_free_;  // per prefill worker: when its link is free
+  TransferStats transfer_;
+};
+
+}  // namespace infermark::sim
