@@ -124,10 +124,11 @@ TEST(Cli, MatrixDefaultsToTheProjectCatalogAndFormats) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
             "minimaxm3_1k1k_fp4_vllm_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc1_mi355x-local_00");
-  // The glob takes the founding recipe's 30 fixed-length rows and its agentic entry's 8.
+  // The glob takes the founding recipe's 30 fixed-length rows, its agentic entry's 8 and its
+  // disaggregated entry's 2 (1P1D and 2P1D, each holding its concurrency list).
   r = RunInfermark({"matrix", "test-config", "--config-keys", "minimaxm3*", "--format", "github"}, root);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(Json::parse(r.out)["include"].size(), 38u);
+  EXPECT_EQ(Json::parse(r.out)["include"].size(), 40u);
 }
 
 TEST(Cli, GithubFormatRefusesTheFullCatalog) {
