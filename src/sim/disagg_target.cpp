@@ -29,6 +29,7 @@ struct DisaggTarget::Worker {
   bool step_pending = false;               // a Step is posted
   bool abort_pending = false;              // cancelled requests leave at the end of the pass
   std::unordered_set<std::uint64_t> held;  // requests submitted here and not finished
+  std::int64_t pass_start = 0;             // start of the pass in flight
   std::vector<perfmodel::TokenEvent> events;
 };
 
@@ -39,6 +40,8 @@ struct DisaggTarget::Live {
   int max_tokens = 0;
   std::size_t prefill_worker = 0;
   std::int64_t prefilled_ns = 0;  // end of its prefill
+  std::int64_t arrived_ns = 0;    // its KV is on the decode side
+  bool first_sent = false;        // the first token reached the client
 };
 
 // Collects a pass's events for delivery after the scheduler is done with the pass.
@@ -165,6 +168,7 @@ void DisaggTarget::Step(Worker& w) {
     return;
   }
   w.in_flight = true;
+  w.pass_start = plan.start;
   executor_.At(0, plan.start + plan.duration, [this, &w] { StepEnd(w); });
 }
 
@@ -214,13 +218,9 @@ void DisaggTarget::Arrived(std::uint64_t id) {
   if (live.tracker == nullptr) return;
   const std::int64_t now = executor_.NowNs();
   live.produced = 1;
-  loadgen::Chunk chunk;
-  chunk.at_ns = now;
-  chunk.text = true;
-  chunk.timed = options_.chunk_times;
-  chunk.tokens_so_far = 1;
-  live.tracker->OnChunk(chunk);
+  live.arrived_ns = now;
   if (live.max_tokens <= 1) {
+    SendFirst(live, now);
     Finish(live, now);
     return;
   }
@@ -235,9 +235,22 @@ void DisaggTarget::Arrived(std::uint64_t id) {
   RequestStep(w);
 }
 
-void DisaggTarget::OnDecoded(const perfmodel::TokenEvent& e, Worker& /*w*/) {
+void DisaggTarget::SendFirst(Live& live, std::int64_t at) {
+  live.first_sent = true;
+  loadgen::Chunk chunk;
+  chunk.at_ns = at;
+  chunk.text = true;
+  chunk.timed = options_.chunk_times;
+  chunk.tokens_so_far = 1;
+  live.tracker->OnChunk(chunk);
+}
+
+void DisaggTarget::OnDecoded(const perfmodel::TokenEvent& e, Worker& w) {
   Live& live = live_[e.id];
   if (live.tracker == nullptr) return;
+  // The prefill worker's token leaves with the decode worker's stream, once the decode worker has
+  // admitted the request (its KV blocks taken): the start of its first decode pass.
+  if (!live.first_sent) SendFirst(live, std::max(live.arrived_ns, w.pass_start));
   live.produced += e.tokens;
   loadgen::Chunk chunk;
   chunk.at_ns = e.time;

@@ -2,9 +2,10 @@
 // DisaggDeployment, each the performance model's scheduler, on the one simulated clock. A request
 // goes to a prefill worker (the router's choice), which computes its prompt and samples its first
 // token; its KV then crosses the link (each prefill worker's link carries one transfer at a time,
-// in order), and when it has arrived the first token reaches the client — TTFT is prefill,
-// queueing and transfer — and a decode worker (the router's choice) admits the request with its
-// KV present, holding its blocks without prefill compute, and generates the rest.
+// in order); when it has arrived a decode worker (the router's choice) admits the request with
+// its KV present, holding its blocks without prefill compute, and generates the rest. The first
+// token reaches the client when the decode worker admits the request (its stream carries it), so
+// TTFT is queueing, prefill, transfer and the wait for a decode slot.
 #pragma once
 
 #include <cstdint>
@@ -75,6 +76,7 @@ class DisaggTarget final : public loadgen::Target {
   void OnPrefilled(const perfmodel::TokenEvent& e, std::size_t worker);
   void Arrived(std::uint64_t id);
   void OnDecoded(const perfmodel::TokenEvent& e, Worker& w);
+  void SendFirst(Live& live, std::int64_t at);
   void Finish(Live& live, std::int64_t at);
   void Fail(loadgen::RequestTracker& tracker, std::int64_t now, const std::string& why);
   void AbortEnded(Worker& w);
