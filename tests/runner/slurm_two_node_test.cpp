@@ -1,0 +1,193 @@
+// The multi-node runner's Slurm allocations on a real two-node cluster: scripts/slurm-test-cluster.sh
+// starts two slurmd nodes (n1, n2) on this host in Slurm's multiple-slurmd mode, with a private
+// configuration. ctest starts it once for the runner suite (fixture slurm_two_nodes); a test binary
+// run by hand starts it itself and stops it at the end. Skipped, saying why, where Slurm cannot run.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "core/subprocess.hpp"
+#include "runner/slurm_allocation.hpp"
+#include "runner/worker_placement.hpp"
+#include "runner_test_util.hpp"
+
+namespace infermark::runner {
+namespace {
+
+/// The cluster folder the script uses when INFERMARK_SLURM_CLUSTER_DIR is unset.
+std::string ClusterDir() {
+  const char* dir = std::getenv("INFERMARK_SLURM_CLUSTER_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : "/tmp/infermark-slurm-cluster";
+}
+
+ProcessResult Cluster(const std::string& action) {
+  return RunCapture({"bash", test::SourcePath("scripts/slurm-test-cluster.sh"), action});
+}
+
+class SlurmTwoNodes : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (geteuid() != 0) {
+      why_ = "not root: the test cluster's daemons need root (run scripts/slurm-test-cluster.sh start as root)";
+      return;
+    }
+    try {
+      const bool running = Cluster("status").exit_code == 0;
+      const ProcessResult r = Cluster("start");
+      if (r.exit_code != 0) {
+        why_ = "scripts/slurm-test-cluster.sh start failed: " + r.out + r.err;
+        return;
+      }
+      started_here_ = !running;
+    } catch (const std::exception& e) {
+      why_ = e.what();
+      return;
+    }
+    const char* previous = std::getenv("SLURM_CONF");
+    if (previous != nullptr) previous_conf_ = previous;
+    setenv("SLURM_CONF", (ClusterDir() + "/slurm.conf").c_str(), 1);
+  }
+
+  static void TearDownTestSuite() {
+    if (why_.empty()) {
+      if (previous_conf_) {
+        setenv("SLURM_CONF", previous_conf_->c_str(), 1);
+      } else {
+        unsetenv("SLURM_CONF");
+      }
+    }
+    if (started_here_) Cluster("stop");
+  }
+
+  void SetUp() override {
+    if (!why_.empty()) GTEST_SKIP() << "no two-node Slurm cluster: " << why_;
+  }
+
+  static inline std::string why_;
+  static inline bool started_here_ = false;
+  static inline std::optional<std::string> previous_conf_;
+};
+
+/// Pids of `comm` processes that `scontrol listpids` reports for the job on `node`.
+std::vector<pid_t> StepPids(const std::string& job, const std::string& node, const std::string& comm) {
+  std::vector<pid_t> pids;
+  const ProcessResult r = RunCapture({"scontrol", "listpids", job, node});
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    long pid = 0;
+    if (!(fields >> pid)) continue;
+    std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    if (std::getline(in, name) && name == comm) pids.push_back(static_cast<pid_t>(pid));
+  }
+  return pids;
+}
+
+TEST_F(SlurmTwoNodes, TwoNodeAllocationRunsOneCommandPerNodeAndCancelLeavesNoProcess) {
+  SlurmAllocationRequest request;
+  request.nodes = 2;
+  request.job_name = "infermark_test";
+  request.grant_timeout_s = 30;
+  SlurmAllocation allocation(request);
+  ASSERT_EQ(allocation.nodes(), (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(allocation.head_node(), "n1");
+  for (const std::string node : {"n1", "n2"}) {
+    const ProcessResult r = allocation.Run(node, {"sh", "-c", "echo $SLURMD_NODENAME $SLURM_JOB_ID"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, node + " " + allocation.job_id() + "\n") << r.err;
+  }
+
+  test::ScratchDir dir;
+  auto on_n1 = allocation.Start("n1", {"sleep", "300"}, dir / "n1.log");
+  auto on_n2 = allocation.Start("n2", {"sleep", "301"}, dir / "n2.log");
+  std::vector<pid_t> n1_pids;
+  std::vector<pid_t> n2_pids;
+  for (int i = 0; i < 100 && (n1_pids.empty() || n2_pids.empty()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    n1_pids = StepPids(allocation.job_id(), "n1", "sleep");
+    n2_pids = StepPids(allocation.job_id(), "n2", "sleep");
+  }
+  ASSERT_EQ(n1_pids.size(), 1U) << "no step process on n1";
+  ASSERT_EQ(n2_pids.size(), 1U) << "no step process on n2";
+  EXPECT_NE(n1_pids.front(), n2_pids.front());
+  EXPECT_TRUE(test::Alive(n1_pids.front()));
+
+  EXPECT_TRUE(allocation.Release());
+  EXPECT_TRUE(on_n1->WaitFor(std::chrono::seconds(15)).has_value()) << "srun for n1 still running after cancel";
+  EXPECT_TRUE(on_n2->WaitFor(std::chrono::seconds(15)).has_value()) << "srun for n2 still running after cancel";
+  for (const pid_t pid : {n1_pids.front(), n2_pids.front()}) {
+    for (int i = 0; i < 50 && test::Alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_FALSE(test::Alive(pid)) << "step process " << pid << " outlived the allocation";
+  }
+  EXPECT_TRUE(StepPids(allocation.job_id(), "n1", "sleep").empty());
+  EXPECT_TRUE(StepPids(allocation.job_id(), "n2", "sleep").empty());
+}
+
+TEST_F(SlurmTwoNodes, A1P1DRowRunsEachWorkerOnItsNodeAndTheRouterOnTheHead) {
+  Json row = test::ScriptRow("good", 4);
+  row["disagg"] = true;
+  row.erase("tp");
+  row["prefill"] = Json{{"num-worker", 1}, {"tp", 1}, {"ep", 1}, {"dp-attn", false}};
+  row["decode"] = Json{{"num-worker", 1}, {"tp", 1}, {"ep", 1}, {"dp-attn", false}};
+  const matrix::MatrixRow typed = test::Typed(row);
+  SlurmAllocationRequest request;
+  request.nodes = PlacementNodes(typed, 1);
+  request.grant_timeout_s = 30;
+  SlurmAllocation allocation(request);
+  const WorkerPlacement placement = PlaceWorkers(typed, 1, allocation.nodes());
+  std::vector<std::string> seen;
+  for (const PlacedWorker& w : placement.workers) {
+    const ProcessResult r = allocation.Run(w.nodes.front(), {"sh", "-c", "echo " + w.role + " $SLURMD_NODENAME"});
+    seen.push_back(r.out);
+  }
+  seen.push_back(allocation.Run(placement.head_node, {"sh", "-c", "echo router $SLURMD_NODENAME"}).out);
+  EXPECT_EQ(seen, (std::vector<std::string>{"prefill n1\n", "decode n2\n", "router n1\n"}));
+}
+
+TEST_F(SlurmTwoNodes, MoreNodesThanTheClusterHasIsAClearError) {
+  SlurmAllocationRequest request;
+  request.nodes = 3;
+  request.grant_timeout_s = 1;
+  try {
+    SlurmAllocation allocation(request);
+    FAIL() << "a three-node allocation was granted on two nodes";
+  } catch (const std::runtime_error& e) {
+    // Root's requests are not held to partition limits: Slurm refuses it as not startable now
+    // (immediately, or once salloc's wait ends).
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("slurm allocation of 3 node(s) not granted: salloc: ", 0), 0U) << what;
+    EXPECT_NE(what.find("Requested partition configuration not available now"), std::string::npos) << what;
+  }
+}
+
+TEST_F(SlurmTwoNodes, StepsOnlyRunOnTheAllocationsNodes) {
+  SlurmAllocationRequest request;
+  request.nodes = 1;
+  request.grant_timeout_s = 30;
+  SlurmAllocation allocation(request);
+  ASSERT_EQ(allocation.nodes().size(), 1U);
+  const std::string other = allocation.head_node() == "n1" ? "n2" : "n1";
+  EXPECT_THROW(allocation.Run(other, {"true"}), std::runtime_error);
+  EXPECT_EQ(allocation.Run(allocation.head_node(), {"true"}).exit_code, 0);
+}
+
+TEST(SlurmGrant, JobIdFromSallocOutput) {
+  EXPECT_EQ(GrantedJobId("salloc: Granted job allocation 42\n"), "42");
+  EXPECT_EQ(GrantedJobId("salloc: Pending job allocation 7\nsalloc: job 7 queued and waiting for resources\n"
+                         "salloc: Granted job allocation 7\n"),
+            "7");
+  EXPECT_EQ(GrantedJobId("salloc: error: Job submit/allocate failed: Requested node configuration is not available\n"),
+            "");
+}
+
+}  // namespace
+}  // namespace infermark::runner
