@@ -13,6 +13,7 @@
 #include "core/subprocess.hpp"
 #include "runner/readiness.hpp"
 #include "runner/stop_signal.hpp"
+#include "runner/worker_placement.hpp"
 
 namespace infermark::runner {
 namespace {
@@ -29,10 +30,6 @@ std::string Quote(const std::string& s) {
     }
   }
   return out + "'";
-}
-
-long long WorkerGpus(const std::optional<matrix::WorkerPool>& pool) {
-  return pool ? static_cast<long long>(pool->tp) * pool->num_worker : 0;
 }
 
 struct Job {
@@ -63,10 +60,7 @@ bool Ended(const std::string& state) {
 }  // namespace
 
 int RowNodes(const matrix::MatrixRow& row, const RunnerSite& runner) {
-  const long long gpus = WorkerGpus(row.prefill) + WorkerGpus(row.decode);
-  if (gpus == 0) return 1;
-  const long long per_node = runner.slurm.gpus_per_node > 0 ? runner.slurm.gpus_per_node : 8;
-  return static_cast<int>(std::max(1LL, (gpus + per_node - 1) / per_node));
+  return PlacementNodes(row, runner.slurm.gpus_per_node > 0 ? runner.slurm.gpus_per_node : 8);
 }
 
 std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int nodes, const std::string& row_file,

@@ -24,8 +24,8 @@ struct SlurmSettings {
   std::string database;               ///< Results store the jobs write to (shared with the submitter).
 };
 
-/// Nodes a row needs: 1 for single-node rows; for multi-node rows the prefill and decode GPUs
-/// (tp × workers of each) over the label's gpus-per-node (8 when unset).
+/// Nodes a row needs: 1 for single-node rows; for multi-node rows the nodes its prefill and
+/// decode workers take as PlaceWorkers packs them with the label's gpus-per-node (8 when unset).
 int RowNodes(const matrix::MatrixRow& row, const RunnerSite& runner);
 
 /// The sbatch script of one row: resources as #SBATCH lines (job name, nodes, time, partition,

@@ -59,6 +59,10 @@ TEST(SlurmScript, MultiNodeRowsAskForTheirNodes) {
             std::string::npos)
       << script;
   EXPECT_EQ(RowNodes(test::Typed(test::ScriptRow("good", 1)), runner), 1);
+  // Whole workers per node: five tp=3 workers take three 8-GPU nodes, not 15 / 8 rounded up.
+  row["prefill"] = Json{{"num-worker", 3}, {"tp", 3}, {"ep", 1}, {"dp-attn", false}};
+  row["decode"] = Json{{"num-worker", 2}, {"tp", 3}, {"ep", 1}, {"dp-attn", false}};
+  EXPECT_EQ(RowNodes(test::Typed(row), runner), 3);
 }
 
 // Brings the one-node cluster up (root only); the reason when it cannot.
