@@ -22,6 +22,31 @@ void Put(EnvList& env, const Json& row, const char* key, const char* name, const
   }
 }
 
+// One worker pool of a multi-node row as the multi-node template exports it (PREFILL_TP…), its
+// `additional-settings` (`KEY=VALUE`) as variables of their own, and its GPUs
+// (num-worker × tp × pp × pcp-size; DCP reuses the TP GPUs) as <ROLE>GPUS. Returns the GPUs.
+long long PutPool(EnvList& env, const Json& pool, const std::string& role) {
+  static constexpr std::pair<const char*, const char*> kFields[] = {
+      {"num-worker", "NUM_WORKERS"}, {"tp", "TP"}, {"pp", "PP_SIZE"},      {"dcp-size", "DCP_SIZE"},
+      {"pcp-size", "PCP_SIZE"},      {"ep", "EP"}, {"dp-attn", "DP_ATTN"}, {"hardware", "HARDWARE"}};
+  for (const auto& [key, name] : kFields) Put(env, pool, key, (role + name).c_str());
+  long long gpus = 1;
+  for (const char* key : {"num-worker", "tp", "pp", "pcp-size"}) {
+    const auto it = pool.find(key);
+    if (it != pool.end() && it->is_number_integer()) gpus *= it->get<long long>();
+  }
+  env.emplace_back(role + "GPUS", std::to_string(gpus));
+  if (const auto settings = pool.find("additional-settings"); settings != pool.end() && settings->is_array()) {
+    for (const Json& setting : *settings) {
+      if (!setting.is_string()) continue;
+      const std::string text = setting.get<std::string>();
+      const auto eq = text.find('=');
+      if (eq != std::string::npos && eq > 0) env.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+    }
+  }
+  return gpus;
+}
+
 }  // namespace
 
 EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
@@ -67,10 +92,34 @@ EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
     Put(env, row, "total-cpu-dram-gb", "TOTAL_CPU_DRAM_GB", "0");
     Put(env, row, "duration", "DURATION", "3600");
   }
+  // Both templates: the router as JSON, the KV transfer backend by name.
+  if (const auto router = row.find("router"); router != row.end() && router->is_object()) {
+    env.emplace_back("ROUTER_METADATA", router->dump());
+  }
+  Put(env, row, "kv-p2p-transfer", "KV_P2P_TRANSFER");
   auto num = [&](const char* key) {
     return row.contains(key) && row[key].is_number_integer() ? row[key].get<long long>() : 1LL;
   };
-  env.emplace_back("GPU_COUNT", std::to_string(num("tp") * num("pp") * num("pcp-size")));
+  long long gpus = num("tp") * num("pp") * num("pcp-size");
+  const auto prefill = row.find("prefill");
+  const auto decode = row.find("decode");
+  if (prefill != row.end() && decode != row.end() && prefill->is_object() && decode->is_object()) {
+    // The multi-node contract (benchmark-multinode-tmpl.yml): the row's concurrency list
+    // space-separated (one deployment serves them all), CONC only for a single concurrency, and
+    // each worker pool's settings; GPU_COUNT is the GPUs of both pools.
+    env.emplace_back("IS_MULTINODE", "true");
+    std::string list;
+    const auto conc = row.find("conc");
+    if (conc != row.end() && conc->is_array()) {
+      for (const Json& value : *conc) list += (list.empty() ? "" : " ") + Text(value);
+    } else if (conc != row.end()) {
+      list = Text(*conc);
+    }
+    env.emplace_back("CONC_LIST", list);
+    env.emplace_back("CONC", list.find(' ') == std::string::npos ? list : "");
+    gpus = PutPool(env, *prefill, "PREFILL_") + PutPool(env, *decode, "DECODE_");
+  }
+  env.emplace_back("GPU_COUNT", std::to_string(gpus));
   env.emplace_back("RESULT_FILENAME", c.result_filename);
   env.emplace_back("RESULT_DIR", c.result_dir);
   env.emplace_back("PORT", std::to_string(c.port));

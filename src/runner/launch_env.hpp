@@ -28,8 +28,14 @@ struct LaunchContext {
 /// The contract for `row`: MODEL, MODEL_PREFIX, EXP_NAME, IMAGE, FRAMEWORK, PRECISION, TP, PP_SIZE,
 /// DCP_SIZE, PCP_SIZE, EP_SIZE, DP_ATTENTION, CONC, ISL, OSL, MAX_MODEL_LEN, RANDOM_RANGE_RATIO,
 /// SPEC_DECODING, DISAGG, RUN_EVAL, EVAL_ONLY, SCENARIO_TYPE, SCENARIO_SUBDIR, IS_AGENTIC,
-/// RECIPE_FINGERPRINT, RESULT_FILENAME, RESULT_DIR, PORT, GPU_COUNT, RUNNER_TYPE, RUNNER_NAME, and
-/// infermark's INFERMARK* additions. Fields a row lacks are left out. Booleans are "true"/"false".
+/// RECIPE_FINGERPRINT, RESULT_FILENAME, RESULT_DIR, PORT, GPU_COUNT, RUNNER_TYPE, RUNNER_NAME,
+/// ROUTER_METADATA (JSON) and KV_P2P_TRANSFER when the row has them, and infermark's INFERMARK*
+/// additions. A multi-node row (prefill and decode blocks) also gets the multi-node template's
+/// IS_MULTINODE, CONC_LIST (space-separated; CONC only when it holds one value),
+/// PREFILL_/DECODE_{NUM_WORKERS,TP,PP_SIZE,DCP_SIZE,PCP_SIZE,EP,DP_ATTN,HARDWARE}, each block's
+/// `additional-settings` (`KEY=VALUE`) as variables, PREFILL_GPUS and DECODE_GPUS (what results
+/// processing reads), and GPU_COUNT as the GPUs of both pools. Fields a row lacks are left out.
+/// Booleans are "true"/"false".
 EnvList LaunchEnvironment(const Json& row, const LaunchContext& context);
 
 /// `text` with every `${NAME}` replaced by its value in `env` (unknown names: empty), for
