@@ -63,7 +63,8 @@ class RowReader {
     }
     WorkerPool p;
     const std::string prefix = std::string(side) + ".";
-    Int(*v, prefix + "num-worker", "num-worker", p.num_worker, 1);
+    // An aggregated multi-node row has no decode workers (InferenceX processes it with D = 0).
+    Int(*v, prefix + "num-worker", "num-worker", p.num_worker, std::string(side) == "decode" ? 0 : 1);
     Int(*v, prefix + "tp", "tp", p.tp, 1);
     Int(*v, prefix + "ep", "ep", p.ep, 1);
     Bool(*v, prefix + "dp-attn", "dp-attn", p.dp_attn);

@@ -16,7 +16,7 @@ namespace infermark::matrix {
 
 /// One worker pool of a disaggregated row.
 struct WorkerPool {
-  int num_worker = 1;    ///< Workers in the pool.
+  int num_worker = 1;    ///< Workers in the pool (decode: 0 for an aggregated multi-node row).
   int tp = 1;            ///< Tensor-parallel GPUs per worker.
   int ep = 1;            ///< Expert-parallel degree.
   bool dp_attn = false;  ///< Attention data-parallel.

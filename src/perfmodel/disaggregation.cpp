@@ -78,10 +78,11 @@ std::string DisaggDeployment::Description() const {
 
 DisaggDeployment ResolveDisaggDeployment(const EngineData& data, const DisaggOptions& o) {
   if (o.prefill_workers < 1) throw Bad("prefill.num-worker", "must be at least 1");
-  if (o.decode_workers < 1) throw Bad("decode.num-worker", "must be at least 1");
+  if (o.decode_workers < 0) throw Bad("decode.num-worker", "must be at least 0");
   DisaggDeployment d;
   d.prefill = ResolveRole(data, o.prefill, "prefill");
-  d.decode = ResolveRole(data, o.decode, "decode");
+  // No decode workers: an aggregated multi-node deployment, the prefill pool serving whole requests.
+  d.decode = o.decode_workers > 0 ? ResolveRole(data, o.decode, "decode") : d.prefill;
   d.prefill_workers = o.prefill_workers;
   d.decode_workers = o.decode_workers;
   if (d.prefill.hardware.name != d.decode.hardware.name)

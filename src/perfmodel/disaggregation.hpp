@@ -39,7 +39,7 @@ struct DisaggOptions {
   DeploymentOptions prefill;         ///< One prefill worker.
   int prefill_workers = 1;           ///< Prefill workers.
   DeploymentOptions decode;          ///< One decode worker.
-  int decode_workers = 1;            ///< Decode workers.
+  int decode_workers = 1;            ///< Decode workers (0: the prefill workers serve whole requests).
   std::string kv_transfer = "nixl";  ///< The KV transfer backend.
 };
 
@@ -70,7 +70,8 @@ struct DisaggDeployment {
 
 /// Resolves both roles against the catalog and picks the link; throws InputError naming the role
 /// for unknown names, a worker the hardware cannot hold, different GPUs or models per role, or
-/// worker counts below one.
+/// no prefill worker. No decode workers is an aggregated multi-node deployment (InferenceX's
+/// D = 0): the prefill workers serve whole requests and nothing crosses the link.
 DisaggDeployment ResolveDisaggDeployment(const EngineData& data, const DisaggOptions& options);
 
 }  // namespace infermark::perfmodel

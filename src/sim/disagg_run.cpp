@@ -19,7 +19,8 @@ DisaggPrediction PredictDisagg(const perfmodel::DisaggDeployment& deployment, co
   p.figures = FiguresOf(p.result.metrics, p.result.result.value("duration", 0.0), deployment.NumGpus());
   // As InferenceX processes multi-node results: output per decode GPU, input per prefill GPU.
   const metrics::BenchmarkMetrics& m = p.result.metrics;
-  p.figures.output_tput_per_gpu = m.output_throughput / deployment.DecodeGpus();
+  const int decode = deployment.DecodeGpus() > 0 ? deployment.DecodeGpus() : deployment.NumGpus();
+  p.figures.output_tput_per_gpu = m.output_throughput / decode;
   p.figures.input_tput_per_gpu = (m.total_token_throughput - m.output_throughput) / deployment.PrefillGpus();
   p.transfers = target.transfers();
   return p;

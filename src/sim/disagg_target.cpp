@@ -129,8 +129,9 @@ void DisaggTarget::Issue(const loadgen::RequestSpec& spec, loadgen::RequestTrack
   const std::size_t p = Route(prefill_, next_prefill_);
   Worker& w = *prefill_[p];
   const int total = live.prompt_tokens + live.max_tokens;
-  if (!w.scheduler.Accepts(live.prompt_tokens, 1) ||
-      !decode_.front()->scheduler.Accepts(live.prompt_tokens, std::max(1, live.max_tokens - 1))) {
+  const bool whole = decode_.empty();  // no decode workers: the prefill worker serves it all
+  if (!w.scheduler.Accepts(live.prompt_tokens, whole ? live.max_tokens : 1) ||
+      (!whole && !decode_.front()->scheduler.Accepts(live.prompt_tokens, std::max(1, live.max_tokens - 1)))) {
     Fail(tracker, now,
          "HTTP 400: prompt + max_tokens (" + std::to_string(total) +
              " tokens) does not fit this deployment (max_model_len or a worker's KV cache)");
@@ -138,10 +139,11 @@ void DisaggTarget::Issue(const loadgen::RequestSpec& spec, loadgen::RequestTrack
   }
   live_[id].tracker = &tracker;
   live_[id].prefill_worker = p;
+  live_[id].first_sent = whole;
   perfmodel::Request r;
   r.id = id;
   r.prompt_tokens = live.prompt_tokens;
-  r.max_tokens = 1;  // the prefill worker samples the first token
+  r.max_tokens = whole ? live.max_tokens : 1;  // the prefill worker samples the first token
   r.prefix_blocks = prompt.prefix_blocks;
   r.block_tokens = prompt.prefix_block_tokens;
   INFERMARK_CHECK(w.scheduler.Submit(r, now), "a prompt the prefill worker accepts is refused");
@@ -181,7 +183,7 @@ void DisaggTarget::StepEnd(Worker& w) {
   w.events.clear();
   for (const perfmodel::TokenEvent& e : events) {
     if (e.finished) w.held.erase(e.id);
-    if (w.is_decode)
+    if (w.is_decode || decode_.empty())
       OnDecoded(e, w);
     else
       OnPrefilled(e, w.index);

@@ -106,6 +106,21 @@ TEST(Disaggregation, TheRouterSpreadsRequestsOverEveryWorker) {
   EXPECT_THROW(ParseRouterPolicy("kv-aware"), InputError);
 }
 
+// InferenceX's aggregated multi-node rows have no decode workers (D = 0): the prefill workers
+// serve whole requests, nothing crosses the link, and one worker is the aggregated deployment.
+TEST(Disaggregation, NoDecodeWorkersIsTheAggregatedDeployment) {
+  const perfmodel::DisaggDeployment d = perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 0, 4));
+  EXPECT_EQ(d.NumGpus(), 4);
+  const loadgen::BenchConfig client = ReferenceClient("minimax-m3", 1024, 128, 8, 40, 0);
+  const DisaggPrediction p = PredictDisagg(d, client);
+  ASSERT_TRUE(p.result.verdict.valid);
+  EXPECT_EQ(p.transfers.transfers, 0);
+  const Prediction agg = Predict(d.prefill, client);
+  EXPECT_DOUBLE_EQ(p.result.metrics.ttft.median, agg.result.metrics.ttft.median);
+  EXPECT_DOUBLE_EQ(p.result.metrics.tpot.median, agg.result.metrics.tpot.median);
+  EXPECT_DOUBLE_EQ(p.figures.tput_per_gpu, agg.figures.tput_per_gpu);
+}
+
 TEST(Disaggregation, AWorkerTheHardwareCannotHoldIsRefusedNamingItsRole) {
   try {
     perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 1, 16));
