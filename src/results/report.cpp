@@ -119,6 +119,7 @@ struct SeriesInfo {
   bool predicted;
   std::string group;
   bool offload = false;  // agentic points with KV offloading: drawn with a halo
+  std::string tag;       // the name written at the frontier: the group, or a multi-node deployment's label
 };
 
 // Points of one group share a colour across runs and offload modes (offload is drawn as a halo);
@@ -272,7 +273,7 @@ ChartSpec ParetoChart(ChartSpec spec, std::vector<Drawn>& drawn, const std::vect
     ChartSeries cs{series[s].label, series[s].color, series[s].predicted, {}, {}, ""};
     cs.halo = series[s].offload;
     // One name per group and chart: the first series of the group (measured before predicted).
-    if (tagged.insert(series[s].group).second) cs.tag = series[s].group;
+    if (tagged.insert(series[s].group).second) cs.tag = series[s].tag;
     std::vector<ChartPoint> valid;
     for (const ChartPoint& p : points) {
       if (!Invalid(*drawn[p.index].point)) valid.push_back(p);
@@ -412,8 +413,11 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
       const auto colour = group_colour.emplace(colour_key, group_colour.size()).first->second;
       const auto [it, added] = series_index.emplace(label, series.size());
       if (added) {
+        // A multi-node frontier is named by its deployment alone ("disagg 1P1D tp4/tp4"), short
+        // enough to stay inside the plot; its colour and legend entry name the rest.
+        const auto multinode = MultiNodeFieldsOf(p.agg);
         series.push_back({label, kPalette[colour % std::size(kPalette)], predicted, group,
-                          p.key.Agentic() && p.key.OffloadMode() != "kvnone"});
+                          p.key.Agentic() && p.key.OffloadMode() != "kvnone", multinode ? multinode->Label() : group});
       }
       (p.key.Agentic() ? agentic_scenarios : scenarios)[p.key.Scenario()].push_back({&p, &r, DeScaled(p), it->second});
     }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "results/nice_axis.hpp"
 
@@ -173,19 +175,26 @@ std::string RenderSvgChart(const ChartSpec& spec) {
       svg += "<circle class=\"legend-marker measured\" cx=\"" + Num(lx + 13) + "\" cy=\"" + Num(ly) +
              "\" r=\"4.5\" fill=\"" + s.color + "\"/>";
     }
-    // Long labels wrap onto a second line at a space near the middle.
-    std::string first = s.label, second;
-    if (s.label.size() > 26) {
-      const std::size_t cut = s.label.rfind(' ', 26);
-      if (cut != std::string::npos) {
-        first = s.label.substr(0, cut);
-        second = s.label.substr(cut + 1);
+    // Long labels wrap at spaces onto lines of about 26 characters (a longer word keeps a line
+    // of its own), so two series that differ only at their end stay apart.
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at <= s.label.size();) {
+      std::size_t end = s.label.find(' ', at);
+      if (end == std::string::npos) end = s.label.size();
+      const std::string word = s.label.substr(at, end - at);
+      if (!lines.empty() && lines.back().size() + 1 + word.size() <= 26) {
+        lines.back() += " " + word;
+      } else {
+        lines.push_back(word);
       }
+      at = end + 1;
     }
-    svg += "<text class=\"legend-label\" x=\"" + Num(lx + 34) + "\" y=\"" + Num(ly + 4) + "\">" + EscapeXml(first);
-    if (!second.empty()) svg += "<tspan x=\"" + Num(lx + 34) + "\" dy=\"14\">" + EscapeXml(second) + "</tspan>";
+    svg += "<text class=\"legend-label\" x=\"" + Num(lx + 34) + "\" y=\"" + Num(ly + 4) + "\">" + EscapeXml(lines[0]);
+    for (std::size_t l = 1; l < lines.size(); ++l) {
+      svg += "<tspan x=\"" + Num(lx + 34) + "\" dy=\"14\">" + EscapeXml(lines[l]) + "</tspan>";
+    }
     svg += "</text></g>\n";
-    ly += second.empty() ? 22 : 36;
+    ly += 22 + 14 * static_cast<double>(lines.size() - 1);
   }
   svg += "</g>\n</svg>\n";
   return svg;

@@ -343,6 +343,13 @@ TEST_F(MultiNodeResults, ReportDrawsEachDisaggregatedDeploymentAsItsOwnSeries) {
   EXPECT_NE(html.find("mi355x vllm fp4 disagg 1P1D tp4/tp4 · measured"), std::string::npos);
   EXPECT_NE(html.find("mi355x vllm fp4 disagg 2P1D tp4/tp4 · measured"), std::string::npos);
   EXPECT_NE(html.find("class=\"note multinode-note\""), std::string::npos);
+  // Each frontier is named on the chart; a multi-node one by its deployment alone.
+  EXPECT_EQ(Count(html, ">disagg 1P1D tp4/tp4</text>"), 2u);
+  EXPECT_EQ(Count(html, ">disagg 2P1D tp4/tp4</text>"), 2u);
+  EXPECT_EQ(Count(html, ">mi355x vllm fp4</text>"), 2u);
+  // Legend entries wrap at spaces, so the two deployments' entries differ where they do.
+  EXPECT_EQ(Count(html, ">1P1D tp4/tp4 · measured</tspan>"), 2u);
+  EXPECT_EQ(Count(html, ">2P1D tp4/tp4 · measured</tspan>"), 2u);
   // Each series its own colour: three swatch colours in the table.
   std::set<std::string> colours;
   for (std::size_t at = html.find("class=\"swatch\" style=\"background:"); at != std::string::npos;
