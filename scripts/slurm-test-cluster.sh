@@ -118,6 +118,7 @@ start_munged() {
   local m="$DIR/munge"
   pid_alive "$(pid_of "$m/munged.pid")" && return 0
   install -d -o munge -g munge -m 0755 "$m"
+  runuser -u munge -- test -x "$m" || die "user munge cannot reach $m (a folder above it is not searchable by others)"
   if [ ! -s "$m/munge.key" ]; then
     mungekey --create --keyfile="$m/munge.key" >/dev/null
   fi
@@ -203,6 +204,7 @@ status() {
 
 case "${1:-}" in
   start | stop | status)
+    mkdir -p "$(dirname "$DIR")"
     exec 9>"${DIR%/}.lock"
     flock 9
     "$1"

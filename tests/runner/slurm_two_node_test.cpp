@@ -5,9 +5,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -178,6 +182,47 @@ TEST_F(SlurmTwoNodes, StepsOnlyRunOnTheAllocationsNodes) {
   const std::string other = allocation.head_node() == "n1" ? "n2" : "n1";
   EXPECT_THROW(allocation.Run(other, {"true"}), std::runtime_error);
   EXPECT_EQ(allocation.Run(allocation.head_node(), {"true"}).exit_code, 0);
+}
+
+TEST_F(SlurmTwoNodes, StoppingAClusterEndsARunningJobsProcessesOnBothNodes) {
+  // A cluster of its own (own folder and ports), so the shared one is left alone.
+  test::ScratchDir dir;
+  const std::string cluster = dir / "cluster";
+  std::filesystem::permissions(dir.path, std::filesystem::perms::others_exec | std::filesystem::perms::group_exec,
+                               std::filesystem::perm_options::add);  // munged runs as user munge
+  const std::string port = std::to_string(test::FreePort());
+  const auto script = [&](const std::string& action) {
+    return RunCapture({"env", "INFERMARK_SLURM_CLUSTER_DIR=" + cluster, "INFERMARK_SLURM_CLUSTER_PORT=" + port, "bash",
+                       test::SourcePath("scripts/slurm-test-cluster.sh"), action});
+  };
+  // Stopped at the end even when an assertion fails first.
+  struct StopAtExit {
+    std::function<ProcessResult(const std::string&)> run;
+    ~StopAtExit() { run("stop"); }
+  } stop_at_exit{script};
+  const ProcessResult started = script("start");
+  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
+  const std::string conf = "SLURM_CONF=" + cluster + "/slurm.conf";
+  const ProcessResult submitted =
+      RunCapture({"env", conf, "sbatch", "--parsable", "-N2", "-o", "/dev/null", "--wrap", "srun sleep 432"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  std::vector<pid_t> sleeps;
+  for (int i = 0; i < 150 && sleeps.size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    sleeps.clear();
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::ifstream in(entry.path() / "cmdline");
+      std::string args((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::replace(args.begin(), args.end(), '\0', ' ');
+      if (args == "sleep 432 " || args.ends_with("/sleep 432 "))
+        sleeps.push_back(static_cast<pid_t>(std::stol(entry.path().filename())));
+    }
+  }
+  ASSERT_EQ(sleeps.size(), 2U) << "the job's step did not start on both nodes";
+  const ProcessResult stopped = script("stop");
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.out << stopped.err;
+  for (const pid_t pid : sleeps) EXPECT_FALSE(test::Alive(pid)) << "job process " << pid << " outlived the cluster";
+  EXPECT_FALSE(std::filesystem::exists(cluster));
 }
 
 TEST(SlurmGrant, JobIdFromSallocOutput) {
