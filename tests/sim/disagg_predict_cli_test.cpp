@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
 
 #include "run_binary.hpp"
 
@@ -58,6 +60,21 @@ TEST(PredictDisaggCli, OneResultPerConcurrencyOfAMultiNodeRow) {
     EXPECT_GT(row["median_ttft"].get<double>(), 0);
   }
   EXPECT_EQ(tp4_prefill, 3);
+  // Stored through InferenceX's multi-node processing: both pools' GPUs, per-GPU over all of them.
+  const auto csv = test::RunInfermark({"results", "export", "--csv", "--db", (dir / "store.db").string()});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string header, line;
+  std::getline(lines, header);
+  EXPECT_NE(header.find("is_multinode"), std::string::npos) << header;
+  EXPECT_NE(header.find("num_prefill_gpu"), std::string::npos) << header;
+  int stored = 0, one_p_one_d = 0;
+  while (std::getline(lines, line)) {
+    ++stored;
+    if (line.find("disagg 1P1D tp4/tp8") != std::string::npos) ++one_p_one_d;
+  }
+  EXPECT_EQ(stored, 6);
+  EXPECT_EQ(one_p_one_d, 3);
   fs::remove_all(dir);
 }
 
