@@ -104,9 +104,11 @@ std::vector<std::string> SlurmAllocation::StepArgs(const std::string& node,
 }
 
 std::unique_ptr<ProcessGroup> SlurmAllocation::Start(const std::string& node, const std::vector<std::string>& argv,
-                                                     const std::string& log_path) {
+                                                     const std::string& log_path,
+                                                     const std::vector<std::pair<std::string, std::string>>& env) {
   SpawnSpec spec;
   spec.argv = StepArgs(node, argv);
+  spec.env = env;
   spec.log_path = log_path;
   return std::make_unique<ProcessGroup>(spec);
 }

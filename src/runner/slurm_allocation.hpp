@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/subprocess.hpp"
@@ -47,11 +48,13 @@ class SlurmAllocation {
   /// The first node: the router and the client run there.
   [[nodiscard]] const std::string& head_node() const { return nodes_.front(); }
 
-  /// Starts `argv` as a job step of one task on `node`, its output appended to `log_path`; the
-  /// returned group is the local `srun`, which ends when the step does. Throws std::runtime_error
-  /// when `node` is not part of the allocation or srun cannot be started.
+  /// Starts `argv` as a job step of one task on `node`, its output appended to `log_path`, with
+  /// `env` set on top of this process's environment (which srun passes on); the returned group is
+  /// the local `srun`, which ends when the step does. Throws std::runtime_error when `node` is not
+  /// part of the allocation or srun cannot be started.
   std::unique_ptr<ProcessGroup> Start(const std::string& node, const std::vector<std::string>& argv,
-                                      const std::string& log_path);
+                                      const std::string& log_path,
+                                      const std::vector<std::pair<std::string, std::string>>& env = {});
   /// Runs `argv` as a job step of one task on `node` and waits for it, returning its output.
   ProcessResult Run(const std::string& node, const std::vector<std::string>& argv);
   /// Ends the allocation: cancels the job (Slurm stops every step on every node) and waits up to

@@ -155,6 +155,22 @@ TEST_F(SlurmTwoNodes, A1P1DRowRunsEachWorkerOnItsNodeAndTheRouterOnTheHead) {
   }
   seen.push_back(allocation.Run(placement.head_node, {"sh", "-c", "echo router $SLURMD_NODENAME"}).out);
   EXPECT_EQ(seen, (std::vector<std::string>{"prefill n1\n", "decode n2\n", "router n1\n"}));
+
+  // A long-running worker gets its own environment on its node.
+  test::ScratchDir dir;
+  const PlacedWorker& decode = placement.workers.back();
+  auto worker =
+      allocation.Start(decode.nodes.front(), {"sh", "-c", "echo $WORKER_ROLE $SLURMD_NODENAME; exec sleep 300"},
+                       dir / "decode.log", {{"WORKER_ROLE", decode.role}});
+  std::string log;
+  for (int i = 0; i < 100 && log.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::ifstream in(dir / "decode.log");
+    std::getline(in, log);
+  }
+  EXPECT_EQ(log, "decode n2");
+  EXPECT_TRUE(allocation.Release());
+  EXPECT_TRUE(worker->WaitFor(std::chrono::seconds(15)).has_value());
 }
 
 TEST_F(SlurmTwoNodes, MoreNodesThanTheClusterHasIsAClearError) {
