@@ -164,6 +164,9 @@ int RunProcess(ProcessCommand& cmd) {
     stem = fs::path(input).filename().string();
     if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
   }
+  // A multi-node file's name gives the GPUs of each role, under the flags.
+  settings.Overlay(results::SettingsFromResultName(stem));
+  settings.Overlay(cmd.flags.Given());
   const std::string text = ReadFile(input);
   Json result;
   try {

@@ -150,4 +150,30 @@ ProcessSettings SettingsFromMatrixRow(const Json& row) {
   return settings;
 }
 
+ProcessSettings SettingsFromResultName(std::string_view stem) {
+  // The digits after `_<tag>_` where the tag is a whole `_`-separated part of the name.
+  const auto count = [&](std::string_view tag) -> std::optional<std::string> {
+    const std::string marker = "_" + std::string(tag) + "_";
+    for (std::size_t at = stem.find(marker); at != std::string_view::npos; at = stem.find(marker, at + 1)) {
+      std::size_t end = at + marker.size();
+      while (end < stem.size() && std::isdigit(static_cast<unsigned char>(stem[end]))) ++end;
+      if (end > at + marker.size() && (end == stem.size() || stem[end] == '_' || stem[end] == '.')) {
+        return std::string(stem.substr(at + marker.size(), end - at - marker.size()));
+      }
+    }
+    return std::nullopt;
+  };
+  ProcessSettings settings;
+  const auto ctx = count("ctx");
+  const auto gen = count("gen");
+  if (ctx && gen) {
+    settings.values["PREFILL_GPUS"] = *ctx;
+    settings.values["DECODE_GPUS"] = *gen;
+  } else if (const auto gpus = count("gpus")) {
+    settings.values["PREFILL_GPUS"] = *gpus;
+    settings.values["DECODE_GPUS"] = "0";
+  }
+  return settings;
+}
+
 }  // namespace infermark::results

@@ -44,4 +44,10 @@ ProcessSettings SettingsFromEnvironment();
 /// KV_P2P_TRANSFER and router ROUTER_METADATA. Fields the row lacks stay unset.
 ProcessSettings SettingsFromMatrixRow(const Json& row);
 
+/// The GPUs of each role a multi-node result file's name gives, as InferenceX's multi-node servers
+/// name their files (`<RESULT_FILENAME>_…_gpus_N_ctx_P_gen_D…`): PREFILL_GPUS=P and DECODE_GPUS=D,
+/// or PREFILL_GPUS=N and DECODE_GPUS=0 when the name has `_gpus_N` alone (not disaggregated).
+/// Empty when `stem` has neither.
+ProcessSettings SettingsFromResultName(std::string_view stem);
+
 }  // namespace infermark::results

@@ -186,8 +186,10 @@ Point PointFromClientResult(const std::string& raw_text, const Json& result, con
   if (!result.is_object()) throw InputError(Diagnostic{{path, 0, 0}, "", "", "a result must be a JSON object"});
   Json normalized = result;
   NormalizeClientKeys(normalized);
-  // Flags over the result's own matrix row over the environment.
+  // Flags over the result's own matrix row over its name's GPU counts (multi-node files) over the
+  // environment.
   ProcessSettings settings = options.environment;
+  settings.Overlay(SettingsFromResultName(fs::path(path).stem().string()));
   const Json sidecar = RowSidecar(path);
   if (sidecar.is_object() && sidecar.contains("row")) settings.Overlay(SettingsFromMatrixRow(sidecar["row"]));
   if (const Json* row = Field(result, "matrix_row")) settings.Overlay(SettingsFromMatrixRow(*row));

@@ -21,6 +21,7 @@
 #include "results/ingest.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/process_result.hpp"
+#include "results/process_settings.hpp"
 #include "results/report.hpp"
 #include "results/result_files.hpp"
 #include "results/result_store.hpp"
@@ -253,6 +254,33 @@ TEST_F(MultiNodeResults, ClientResultsIngestWithTheMultiNodeEnvironment) {
   EXPECT_EQ(points[0].key.topology, "p2x-tp4-ep1-dpafalse+d1x-tp4-ep1-dpafalse");
   EXPECT_EQ(points[0].agg["num_prefill_gpu"], 8);
   EXPECT_EQ(points[0].agg["power_valid"], 0);
+}
+
+TEST_F(MultiNodeResults, GpusOfEachRoleFromTheFileName) {
+  const ProcessSettings disagg = SettingsFromResultName(ResultName(2, 1, {1, 4}));
+  EXPECT_EQ(disagg.Get("PREFILL_GPUS"), "8");
+  EXPECT_EQ(disagg.Get("DECODE_GPUS"), "4");
+  const ProcessSettings whole = SettingsFromResultName("dsr1_8k1k_fp8_sglang_conc4x8_b200-multinode_gpus_16");
+  EXPECT_EQ(whole.Get("PREFILL_GPUS"), "16");
+  EXPECT_EQ(whole.Get("DECODE_GPUS"), "0");
+  EXPECT_TRUE(SettingsFromResultName("minimaxm3_8k1k_fp4_vllm_tp2-pp1_conc64_mi355x-amds_03").values.empty());
+  EXPECT_TRUE(SettingsFromResultName("x_gpus_y_ctx_").values.empty());
+
+  // A client result of a multi-node run ingested with the multinode environment but no GPU counts:
+  // its name gives them, as the reference's processing reads them.
+  const std::string file = (dir_ / (ResultName(2, 1, {16}) + ".json")).string();
+  WriteFileAtomic(file, DumpJson(ClientResult(16, 1)));
+  ReadOptions options;
+  options.environment = MultiNodeSettings(2, 1);
+  options.environment.values.erase("PREFILL_GPUS");
+  options.environment.values.erase("DECODE_GPUS");
+  const auto points = ReadResultFiles({file}, options);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].agg["num_prefill_gpu"], 8);
+  EXPECT_EQ(points[0].agg["num_decode_gpu"], 4);
+  // Flags win over the name.
+  options.flags.values["DECODE_GPUS"] = "8";
+  EXPECT_EQ(ReadResultFiles({file}, options)[0].agg["num_decode_gpu"], 8);
 }
 
 TEST_F(MultiNodeResults, MigrationSixFillsTheColumnsOfStoredPoints) {
