@@ -159,7 +159,11 @@ void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, c
   outcome.status = RowStatus::kDone;
   try {
     plan = PlanPredictedRow(row, site, o.plan, summary.result_dir);
-    if (row.Agentic()) throw std::runtime_error("agentic multi-node rows are not predicted yet");
+    if (row.Agentic()) {
+      throw std::runtime_error(
+          "agentic multi-node rows with decode workers or several workers are not predicted yet (only one "
+          "aggregated worker is)");
+    }
     const ModelSite* model = site.FindModel(row.model);
     if (model == nullptr) throw std::runtime_error("model '" + row.model + "' has no entry in the site file");
     const perfmodel::DisaggDeployment& d =
@@ -250,7 +254,11 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
   DisaggDeployments disagg;
   Corpora corpora;
   for (const matrix::MatrixRow& row : rows) {
-    if (IsMultiNodeRow(row)) {
+    // An agentic multi-node row of one aggregated worker (no decode workers) is that worker's
+    // deployment, replayed as a single-node agentic row is.
+    const bool one_worker_agentic =
+        IsMultiNodeRow(row) && row.Agentic() && row.decode->num_worker == 0 && row.prefill->num_worker == 1;
+    if (IsMultiNodeRow(row) && !one_worker_agentic) {
       PredictMultiNodeRow(row, site, o, store, disagg, summary);
       continue;
     }
@@ -261,6 +269,11 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
     try {
       plan = PlanPredictedRow(row, site, o.plan, summary.result_dir);
       out.result_filename = plan.result_filename;
+      if (one_worker_agentic) {
+        plan.deployment->tp = row.prefill->tp;
+        plan.deployment->ep = row.prefill->ep;
+        plan.deployment->dp_attention = row.prefill->dp_attn;
+      }
       std::vector<std::string> invalid;
       if (plan.agentic_config) {
         invalid = PredictAgenticRow(row, plan, deployments.Get(*plan.deployment), corpora, out.figures);

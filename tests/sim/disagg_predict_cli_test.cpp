@@ -129,5 +129,35 @@ TEST(PredictDisaggCli, AWorkerTheHardwareCannotHoldFailsItsRowAndTheSweepGoesOn)
   fs::remove_all(dir);
 }
 
+// InferenceX's agentic multi-node rows of one aggregated worker (no decode workers) are replayed
+// against that worker's deployment; the disaggregated ones fail with the reason.
+TEST(PredictDisaggCli, AnAgenticRowOfOneAggregatedWorkerIsReplayedOnIt) {
+  const fs::path dir = TempDir("predict_disagg_agentic");
+  const auto r = test::RunInfermark({"predict", "--config-keys", "minimaxm3-fp4-gb200-dynamo-vllm-agentic-agg-mtp",
+                                     "minimaxm3-fp4-gb200-dynamo-vllm-agentic-disagg-mtp", "--config-files",
+                                     test::SourcePath("tests/fixtures/inferencex/configs/nvidia-master.yaml"), "--site",
+                                     test::SourcePath("infermark.yaml"), "--conc", "1,48", "--result-dir", dir.string(),
+                                     "--no-store", "--format", "json"},
+                                    test::SourcePath(""));
+  const auto rows = nlohmann::json::parse(r.out);
+  int done = 0, failed = 0;
+  for (const auto& row : rows) {
+    const std::string stem = row["result_filename"];
+    if (stem.find("_d0x") != std::string::npos) {
+      EXPECT_EQ(row["status"], "done") << stem << ": " << row["reason"];
+      EXPECT_GT(row["tput_per_gpu"].get<double>(), 0);
+      ++done;
+    } else {
+      EXPECT_EQ(row["status"], "failed") << stem;
+      EXPECT_NE(row["reason"].get<std::string>().find("not predicted yet"), std::string::npos);
+      ++failed;
+    }
+  }
+  EXPECT_GE(done, 2) << r.out;
+  EXPECT_GE(failed, 1) << r.out;
+  EXPECT_NE(r.exit_code, 0);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace infermark::sim
