@@ -173,6 +173,22 @@ TEST_F(SlurmTwoNodes, A1P1DRowRunsEachWorkerOnItsNodeAndTheRouterOnTheHead) {
   EXPECT_TRUE(worker->WaitFor(std::chrono::seconds(15)).has_value());
 }
 
+TEST_F(SlurmTwoNodes, AWorkerThatDiesEndsItsStepWithItsExitStatusAndTheOtherNodeRunsOn) {
+  SlurmAllocationRequest request;
+  request.nodes = 2;
+  request.grant_timeout_s = 30;
+  SlurmAllocation allocation(request);
+  test::ScratchDir dir;
+  auto survivor = allocation.Start("n1", {"sleep", "300"}, dir / "n1.log");
+  auto dying = allocation.Start("n2", {"sh", "-c", "sleep 0.2; exit 3"}, dir / "n2.log");
+  const std::optional<int> status = dying->WaitFor(std::chrono::seconds(15));
+  ASSERT_TRUE(status.has_value()) << "the dying worker's step did not end";
+  EXPECT_EQ(*status, 3);
+  EXPECT_FALSE(survivor->Poll().has_value()) << "the worker on n1 ended with the one on n2";
+  EXPECT_TRUE(allocation.Release());
+  EXPECT_TRUE(survivor->WaitFor(std::chrono::seconds(15)).has_value());
+}
+
 TEST_F(SlurmTwoNodes, MoreNodesThanTheClusterHasIsAClearError) {
   SlurmAllocationRequest request;
   request.nodes = 3;
