@@ -2,6 +2,11 @@
 // "true"/"false", strings unchanged.
 #include "runner/launch_env.hpp"
 
+#include <algorithm>
+#include <cctype>
+
+#include "core/diagnostic.hpp"
+
 namespace infermark::runner {
 namespace {
 
@@ -38,10 +43,24 @@ long long PutPool(EnvList& env, const Json& pool, const std::string& role) {
   env.emplace_back(role + "GPUS", std::to_string(gpus));
   if (const auto settings = pool.find("additional-settings"); settings != pool.end() && settings->is_array()) {
     for (const Json& setting : *settings) {
-      if (!setting.is_string()) continue;
-      const std::string text = setting.get<std::string>();
+      // NAME=value with a shell variable's name, as the multi-node workflow requires before it
+      // exports them.
+      const std::string text = setting.is_string() ? setting.get<std::string>() : setting.dump();
       const auto eq = text.find('=');
-      if (eq != std::string::npos && eq > 0) env.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+      const std::string name = eq == std::string::npos ? text : text.substr(0, eq);
+      const bool valid = setting.is_string() && eq != std::string::npos && !name.empty() &&
+                         std::isdigit(static_cast<unsigned char>(name[0])) == 0 &&
+                         std::all_of(name.begin(), name.end(), [](char ch) {
+                           return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+                         });
+      if (!valid) {
+        throw InputError(Diagnostic{SourceMark{}, "",
+                                    (role == "PREFILL_" ? "prefill" : "decode") + std::string(".additional-settings"),
+                                    "must hold NAME=value assignments (NAME of letters, digits and _, not "
+                                    "starting with a digit), got '" +
+                                        text + "'"});
+      }
+      env.emplace_back(name, text.substr(eq + 1));
     }
   }
   return gpus;

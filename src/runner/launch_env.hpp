@@ -35,7 +35,8 @@ struct LaunchContext {
 /// PREFILL_/DECODE_{NUM_WORKERS,TP,PP_SIZE,DCP_SIZE,PCP_SIZE,EP,DP_ATTN,HARDWARE}, each block's
 /// `additional-settings` (`KEY=VALUE`) as variables, PREFILL_GPUS and DECODE_GPUS (what results
 /// processing reads), and GPU_COUNT as the GPUs of both pools. Fields a row lacks are left out.
-/// Booleans are "true"/"false".
+/// Booleans are "true"/"false". Throws InputError for an additional setting that is not
+/// `NAME=value`.
 EnvList LaunchEnvironment(const Json& row, const LaunchContext& context);
 
 /// `text` with every `${NAME}` replaced by its value in `env` (unknown names: empty), for

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/catalog_loader.hpp"
+#include "core/diagnostic.hpp"
 #include "matrix/generator.hpp"
 #include "results/process_result.hpp"
 #include "results/process_settings.hpp"
@@ -67,6 +68,24 @@ TEST(MultiNodeLaunchEnvironment, CarriesTheMultiNodeTemplate) {
   EXPECT_EQ(EnvValue(plain, "IS_MULTINODE"), "");
   EXPECT_EQ(EnvValue(plain, "CONC"), "8");
   EXPECT_EQ(EnvValue(plain, "GPU_COUNT"), "8");
+}
+
+TEST(MultiNodeLaunchEnvironment, RefusesAdditionalSettingsThatAreNotAssignments) {
+  Json row = DisaggRow(1);
+  ASSERT_TRUE(row.is_object());
+  for (const char* bad : {"PREFILL_NODES", "1X=2", "=3", "A-B=1", "rm -rf /=x"}) {
+    row["prefill"]["additional-settings"] = Json::array({bad});
+    try {
+      (void)LaunchEnvironment(row, {});
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("prefill.additional-settings"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+  row["prefill"]["additional-settings"] = Json::array({"PREFILL_NODES=1", "_X=a=b"});
+  const EnvList env = LaunchEnvironment(row, {});
+  EXPECT_EQ(EnvValue(env, "_X"), "a=b");
 }
 
 TEST(MultiNodeLaunchEnvironment, FindsTheLauncherAndProcessesItsResults) {
