@@ -47,6 +47,8 @@ else
 fi
 
 # A one-node Slurm cluster for the Slurm executor's tests (munge key, slurm.conf, daemons), as root.
+# The multi-node tests' two-node cluster (scripts/slurm-test-cluster.sh) is started and stopped by
+# ctest itself (fixture slurm_two_nodes), so nothing of it outlives the test run.
 if [ "$(id -u)" -eq 0 ]; then
   bash scripts/start-slurm.sh || echo "setup: Slurm did not start; the Slurm executor's tests will be skipped"
 else
