@@ -263,6 +263,12 @@ TEST_F(MultiNodeResults, GpusOfEachRoleFromTheFileName) {
   const ProcessSettings whole = SettingsFromResultName("dsr1_8k1k_fp8_sglang_conc4x8_b200-multinode_gpus_16");
   EXPECT_EQ(whole.Get("PREFILL_GPUS"), "16");
   EXPECT_EQ(whole.Get("DECODE_GPUS"), "0");
+  // The project's multi-node launcher names its per-concurrency files so too.
+  const ProcessSettings launcher = SettingsFromResultName(
+      "minimaxm3_8k1k_fp4_vllm-disagg_prefill-tp4-pp1-dcp1-pcp1-ep1-dpfalse-nw2_decode-tp4-pp1-dcp1-pcp1-ep1-dpfalse-"
+      "nw1_disagg-true_spec-none_conc1x4_mi355x-disagg-local_00_conc4_gpus_12_ctx_8_gen_4");
+  EXPECT_EQ(launcher.Get("PREFILL_GPUS"), "8");
+  EXPECT_EQ(launcher.Get("DECODE_GPUS"), "4");
   EXPECT_TRUE(SettingsFromResultName("minimaxm3_8k1k_fp4_vllm_tp2-pp1_conc64_mi355x-amds_03").values.empty());
   EXPECT_TRUE(SettingsFromResultName("x_gpus_y_ctx_").values.empty());
 

@@ -4,7 +4,9 @@
 # (kv_consumer) on the next DECODE_NODES nodes, the prompt KV handed over by the KV_P2P_TRANSFER
 # connector (moriio: vLLM's MoRIIOConnector over RDMA), and vllm-router on the head node (the
 # allocation's first node) serving PORT. Every concurrency of CONC_LIST runs on this one deployment,
-# in order, each after the workers are idle; each writes RESULT_DIR/${RESULT_FILENAME}_conc<N>.json.
+# in order, each after the workers are idle; each writes
+# RESULT_DIR/${RESULT_FILENAME}_conc<N>_gpus_<P+D>_ctx_<P>_gen_<D>.json (P, D: GPUs of each role; the
+# name carries them as InferenceX's multi-node servers' file names do, for results processing).
 #
 # Environment (InferenceX's multi-node contract, benchmark-multinode-tmpl.yml): MODEL, CONC_LIST,
 # ISL, OSL, MAX_MODEL_LEN, RANDOM_RANGE_RATIO, RESULT_FILENAME, PREFILL_{NUM_WORKERS,TP,EP,DP_ATTN},
@@ -143,9 +145,12 @@ wait_for_idle() {
   echo "launcher: workers still busy after 600 s; measuring anyway" >&2
 }
 
+PREFILL_GPUS=$((PREFILL_NUM_WORKERS * PREFILL_TP * ${PREFILL_PP_SIZE:-1}))
+DECODE_GPUS=$((DECODE_NUM_WORKERS * DECODE_TP * ${DECODE_PP_SIZE:-1}))
+GPU_SUFFIX="gpus_$((PREFILL_GPUS + DECODE_GPUS))_ctx_${PREFILL_GPUS}_gen_${DECODE_GPUS}"
 BASE_RESULT_FILENAME="$RESULT_FILENAME"
 for CONC in $CONC_LIST; do
   wait_for_idle
-  export CONC RESULT_FILENAME="${BASE_RESULT_FILENAME}_conc${CONC}"
+  export CONC RESULT_FILENAME="${BASE_RESULT_FILENAME}_conc${CONC}_${GPU_SUFFIX}"
   run_benchmark_serving --trust-remote-code
 done
