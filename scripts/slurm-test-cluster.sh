@@ -12,7 +12,7 @@
 # start: idempotent; waits until both nodes are idle. stop: cancels the jobs, ends every process
 # the cluster started (daemons, step daemons, job processes) and removes the folder.
 # Exit 0: done. Exit 1: it could not, or `status` found it not running (the message says why).
-# Exit 2: bad usage. start and stop need root. Calls are serialized by a lock file beside the folder.
+# Exit 2: bad usage. start and stop need root and are serialized by a lock file beside the folder.
 set -euo pipefail
 
 DIR="${INFERMARK_SLURM_CLUSTER_DIR:-/tmp/infermark-slurm-cluster}"
@@ -62,7 +62,14 @@ living() {
 }
 
 pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
-pid_of() { [ -s "$1" ] && cat "$1" || true; }
+pid_of() { if [ -s "$1" ]; then cat "$1"; fi; }
+
+# Sends signal $1 to the other arguments' pids (none: nothing); pids already gone are fine.
+signal_all() {
+  local sig="$1"
+  shift
+  if (($#)); then kill "-$sig" "$@" 2>/dev/null || true; fi
+}
 
 node_states() { sinfo -h -N -o '%N %T' 2>/dev/null || true; }
 
@@ -130,7 +137,6 @@ start_munged() {
 }
 
 start() {
-  [ "$(id -u)" -eq 0 ] || die "must run as root (it starts system daemons)"
   for tool in munged mungekey slurmctld slurmd sinfo scontrol; do
     command -v "$tool" >/dev/null || die "$tool missing (run scripts/setup.sh)"
   done
@@ -162,7 +168,6 @@ start() {
 }
 
 stop() {
-  [ "$(id -u)" -eq 0 ] || die "must run as root (it stops system daemons)"
   if [ -d "$DIR" ]; then
     if pid_alive "$(pid_of "$DIR/run/slurmctld.pid")"; then
       scancel --quiet --user=root >/dev/null 2>&1 || true
@@ -174,21 +179,23 @@ stop() {
   fi
   # TERM to the daemons and everything under them, then KILL to what is left of that set (and of
   # whatever still carries the mark); zombies waiting for their parent do not count.
-  local pids
-  pids="$(marked_pids | sort -u)"
-  [ -n "$pids" ] && kill -TERM $pids 2>/dev/null || true
+  local -a pids more
+  mapfile -t pids < <(marked_pids | sort -u)
+  signal_all TERM "${pids[@]}"
   for _ in $(seq 1 25); do
-    pids="$(living $pids $(marked_pids))"
-    [ -z "$pids" ] && break
+    mapfile -t more < <(marked_pids)
+    mapfile -t pids < <(living "${pids[@]}" "${more[@]}")
+    ((${#pids[@]})) || break
     sleep 0.2
   done
-  [ -n "$pids" ] && kill -KILL $pids 2>/dev/null || true
+  signal_all KILL "${pids[@]}"
   for _ in $(seq 1 10); do
-    pids="$(living $pids $(marked_pids))"
-    [ -z "$pids" ] && break
+    mapfile -t more < <(marked_pids)
+    mapfile -t pids < <(living "${pids[@]}" "${more[@]}")
+    ((${#pids[@]})) || break
     sleep 0.2
   done
-  [ -z "$pids" ] || die "processes still running after stop: $pids"
+  ((${#pids[@]} == 0)) || die "processes still running after stop: ${pids[*]}"
   rm -rf "$DIR"
   say "stopped; $DIR removed"
 }
@@ -203,12 +210,14 @@ status() {
 }
 
 case "${1:-}" in
-  start | stop | status)
+  start | stop)
+    [ "$(id -u)" -eq 0 ] || die "$1: must run as root (it starts and stops daemons)"
     mkdir -p "$(dirname "$DIR")"
     exec 9>"${DIR%/}.lock"
     flock 9
     "$1"
     ;;
+  status) status ;;
   *)
     echo "usage: $0 start|stop|status" >&2
     exit 2
