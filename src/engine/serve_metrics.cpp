@@ -28,8 +28,8 @@ std::string LabelValue(const std::string& v) {
   return out;
 }
 
-void Metric(std::string& out, const char* name, const char* type, const char* help, const std::string& labels,
-            double value) {
+// A family's HELP and TYPE lines.
+void Header(std::string& out, const char* name, const char* type, const char* help) {
   out += "# HELP ";
   out += name;
   out += ' ';
@@ -39,6 +39,11 @@ void Metric(std::string& out, const char* name, const char* type, const char* he
   out += ' ';
   out += type;
   out += '\n';
+}
+
+void Metric(std::string& out, const char* name, const char* type, const char* help, const std::string& labels,
+            double value) {
+  Header(out, name, type, help);
   out += name;
   out += '{';
   out += labels;
@@ -121,13 +126,7 @@ void Family(std::string& out, const char* name, const char* type, const char* he
 // One histogram family: its HELP and TYPE lines, then its buckets, sum and count.
 void HistogramFamily(std::string& out, const Histogram& h, const char* name, const char* help,
                      const std::string& labels) {
-  out += "# HELP ";
-  out += name;
-  out += ' ';
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += " histogram\n";
+  Header(out, name, "histogram", help);
   h.Render(out, name, labels);
 }
 
