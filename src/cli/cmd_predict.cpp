@@ -61,6 +61,16 @@ std::string Format(const PredictOptions& o) {
   return isatty(STDOUT_FILENO) ? "table" : "json";
 }
 
+// A row's parallelism for the table: `tp8`, or a multi-node row's pools (`1P1D tp4/tp4`, `2x tp8`).
+std::string Parallelism(const matrix::MatrixRow& row) {
+  if (!row.prefill) return "tp" + std::to_string(row.tp);
+  const matrix::WorkerPool& p = *row.prefill;
+  if (!row.decode || row.decode->num_worker == 0) return std::to_string(p.num_worker) + "x tp" + std::to_string(p.tp);
+  const matrix::WorkerPool& d = *row.decode;
+  return std::to_string(p.num_worker) + "P" + std::to_string(d.num_worker) + "D tp" + std::to_string(p.tp) + "/tp" +
+         std::to_string(d.tp);
+}
+
 // Recipe mode: every row of the selected configs on the virtual clock.
 int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
   runner::SweepCommandOptions r = o.recipes;
@@ -84,16 +94,16 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
     }
     std::cout << DumpJson(out) << '\n';
   } else {
-    std::printf("%-11s %3s %5s %12s %12s %10s %10s %10s  %s\n", "seq", "tp", "conc", "tok/s/GPU", "tok/s/user",
-                "TTFT s", "TPOT ms", "E2EL s", "status");
+    std::printf("%-11s %-13s %5s %12s %12s %10s %10s %10s  %s\n", "seq", "parallelism", "conc", "tok/s/GPU",
+                "tok/s/user", "TTFT s", "TPOT ms", "E2EL s", "status");
     for (const auto& row : s.rows) {
       const sim::PredictedFigures& f = row.figures;
       // Agentic rows: the offload mode where a sequence length would be (conc = users).
       const std::string seq = row.row.Agentic() ? "agentic/kv" + row.row.kv_offloading : row.row.SeqLen();
-      std::printf("%-11s %3d %5d %12.1f %12.2f %10.3f %10.2f %10.2f  %s%s%s\n", seq.c_str(), row.row.tp, row.row.Conc(),
-                  f.tput_per_gpu, f.median_intvty, f.median_ttft, f.median_tpot * 1e3, f.median_e2el,
-                  runner::StatusName(row.outcome.status), row.outcome.reason.empty() ? "" : ": ",
-                  row.outcome.reason.c_str());
+      std::printf("%-11s %-13s %5d %12.1f %12.2f %10.3f %10.2f %10.2f  %s%s%s\n", seq.c_str(),
+                  Parallelism(row.row).c_str(), row.row.Conc(), f.tput_per_gpu, f.median_intvty, f.median_ttft,
+                  f.median_tpot * 1e3, f.median_e2el, runner::StatusName(row.outcome.status),
+                  row.outcome.reason.empty() ? "" : ": ", row.outcome.reason.c_str());
     }
   }
   // With JSON on stdout the summary line goes to stderr, so the output stays one document.
