@@ -46,6 +46,18 @@ else
   echo "$lock_sum" >"$stamp"
 fi
 
+# The dashboard page's chart library (embedded into the binary at build time) and the browser
+# tests' driver for Debian's Chromium, at the versions tools/dashboard/package-lock.json pins.
+dash_sum="$(sha256sum tools/dashboard/package-lock.json | cut -d' ' -f1)"
+dash_stamp=tools/dashboard/node_modules/.infermark-lock.sha256
+if [ -f "$dash_stamp" ] && [ "$(cat "$dash_stamp")" = "$dash_sum" ]; then
+  echo "setup: dashboard packages up to date"
+else
+  echo "setup: installing dashboard packages (npm ci --prefix tools/dashboard)"
+  npm ci --prefix tools/dashboard --no-audit --no-fund
+  echo "$dash_sum" >"$dash_stamp"
+fi
+
 # A one-node Slurm cluster for the Slurm executor's tests (munge key, slurm.conf, daemons), as root.
 # The multi-node tests' two-node cluster (scripts/slurm-test-cluster.sh) is started and stopped by
 # ctest itself (fixture slurm_two_nodes), so nothing of it outlives the test run.
