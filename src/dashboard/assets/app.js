@@ -1,0 +1,197 @@
+// The dashboard page: reads the API's meta, restores the view from the address, and redraws the
+// charts, the head-to-head table and the history whenever a control changes. The state is written
+// back to the address, so the address shares the view.
+
+import { csvUrl, getJson, setToken } from './api.js';
+import { chart, exportPng, renderCharts } from './charts.js';
+import { closeMenus, renderFilters } from './filters.js';
+import { esc, Y_METRICS, yMetric } from './format.js';
+import { renderHeadToHead, renderPickers } from './head_to_head.js';
+import { renderHistory } from './history.js';
+import { filterQuery, parseState, stateQuery } from './state.js';
+
+performance.mark('infermark-start');
+
+const state = parseState(window.location.search);
+setToken(state.token);
+const present = { disagg: false, spec: false, specMethods: [] };
+let meta = null;
+let points = [];
+let frontiers = { intvty: [], e2el: [] };
+let generation = 0;
+
+/// What the browser tests and the page benchmark read: the state, the charts, whether the page
+/// is idle (every view drawn for the current state), and the time to the first chart render.
+const hooks = { state, chart, idle: false, renders: 0, firstChartMs: null, errors: [] };
+window.infermark = hooks;
+
+function setStatus(text, isError = false) {
+  const el = document.getElementById('status');
+  el.textContent = text;
+  el.classList.toggle('error', isError);
+  if (isError) hooks.errors.push(text);
+}
+
+function writeUrl() {
+  const query = stateQuery(state);
+  const url = `${window.location.pathname}${query ? `?${query}` : ''}`;
+  if (url !== `${window.location.pathname}${window.location.search}`) window.history.replaceState(null, '', url);
+}
+
+function notePresence(list) {
+  let changed = false;
+  for (const p of list) {
+    if (p.disagg && !present.disagg) present.disagg = changed = true;
+    const spec = p.spec_decoding;
+    if (spec && spec !== 'none') {
+      if (!present.spec) present.spec = changed = true;
+      if (!present.specMethods.includes(spec)) {
+        present.specMethods.push(spec);
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+function drawFilters() {
+  renderFilters(document.getElementById('filters'), meta, state, present, () => refresh());
+}
+
+async function sideViews(gen) {
+  const jobs = [
+    renderHeadToHead(state).catch((e) => {
+      document.getElementById('h2h-table').innerHTML = `<caption class="error">${esc(e.message)}</caption>`;
+    }),
+    renderHistory(state).catch((e) => {
+      document.getElementById('history-table').innerHTML = `<caption class="error">${esc(e.message)}</caption>`;
+    }),
+  ];
+  await Promise.all(jobs);
+  if (gen === generation) hooks.idle = true;
+}
+
+async function refresh() {
+  const gen = ++generation;
+  hooks.idle = false;
+  writeUrl();
+  const y = yMetric(state.y).key;
+  setStatus('Loading…');
+  let body;
+  try {
+    body = await Promise.all([
+      getJson('points', filterQuery(state)),
+      getJson('frontier', filterQuery(state, { x: 'interactivity', y })),
+      getJson('frontier', filterQuery(state, { x: 'e2el_s', y })),
+    ]);
+  } catch (e) {
+    if (gen === generation) {
+      setStatus(e.message, true);
+      hooks.idle = true;
+    }
+    return;
+  }
+  if (gen !== generation) return;
+  points = body[0].points;
+  frontiers = { intvty: body[1].series, e2el: body[2].series };
+  if (notePresence(points)) drawFilters();
+  renderCharts(points, frontiers, state);
+  if (hooks.firstChartMs === null) {
+    performance.mark('infermark-first-chart');
+    hooks.firstChartMs = performance.getEntriesByName('infermark-first-chart')[0].startTime;
+  }
+  hooks.renders += 1;
+  const predicted = points.filter((p) => p.kind === 'predicted').length;
+  document.getElementById('point-count').textContent =
+    `${points.length} points (${points.length - predicted} measured, ${predicted} predicted)`;
+  document.getElementById('empty').hidden = points.length > 0;
+  document.getElementById('agentic-note').hidden =
+    !(points.some((p) => p.agentic) || state.filters.sequence.includes('agentic'));
+  document.getElementById('csv-export').href = csvUrl(filterQuery(state));
+  setStatus('');
+  await sideViews(gen);
+}
+
+function wireControls() {
+  const ySelect = document.getElementById('y-metric');
+  ySelect.innerHTML = Y_METRICS.map((m) => `<option value="${m.key}">${esc(m.label)} (${esc(m.unit)})</option>`).join('');
+  ySelect.value = yMetric(state.y).key;
+  ySelect.addEventListener('change', () => {
+    state.y = ySelect.value;
+    refresh();
+  });
+  const optimal = document.getElementById('frontier-only');
+  optimal.checked = state.optimal;
+  optimal.addEventListener('change', () => {
+    state.optimal = optimal.checked;
+    writeUrl();
+    renderCharts(points, frontiers, state);
+  });
+  document.getElementById('legend').addEventListener('click', (e) => {
+    const item = e.target.closest('.legend-item');
+    if (!item) return;
+    const s = item.dataset.series;
+    state.hide = state.hide.includes(s) ? state.hide.filter((h) => h !== s) : [...state.hide, s];
+    writeUrl();
+    renderCharts(points, frontiers, state);
+  });
+  for (const side of ['a', 'b']) {
+    document.getElementById(`h2h-${side}`).addEventListener('change', (e) => {
+      state[side] = e.target.value;
+      writeUrl();
+      hooks.idle = false;
+      sideViews(generation);
+    });
+  }
+  for (const [id, key] of [['h2h-at', 'at'], ['hist-at', 'hist_at']]) {
+    document.getElementById(id).addEventListener('change', (e) => {
+      state[key] = e.target.value;
+      writeUrl();
+      hooks.idle = false;
+      sideViews(generation);
+    });
+  }
+  for (const button of document.querySelectorAll('button.png')) {
+    button.addEventListener('click', () => exportPng(button.dataset.chart, `infermark-${button.dataset.chart}.png`));
+  }
+  document.getElementById('reset').addEventListener('click', () => {
+    window.location.href = window.location.pathname + (state.token ? `?token=${encodeURIComponent(state.token)}` : '');
+  });
+  document.addEventListener('click', (e) => closeMenus(document.getElementById('filters'), e.target.closest('details')));
+  document.addEventListener('mouseleave', () => {
+    document.getElementById('tooltip').hidden = true;
+  });
+}
+
+async function boot() {
+  try {
+    meta = await getJson('meta');
+  } catch (e) {
+    setStatus(e.message, true);
+    hooks.idle = true;
+    return;
+  }
+  const f = meta.filters || {};
+  // One model and one sequence at a time unless the address says otherwise: mixed models on one
+  // chart compare nothing.
+  if (!state.filters.model.length && (f.model || []).length > 1) state.filters.model = [f.model[0]];
+  if (!state.filters.sequence.length && (f.sequence || []).length > 1) state.filters.sequence = [f.sequence[0]];
+  if (Array.isArray(f.disagg) && f.disagg.some((v) => v === true || v === 'true')) present.disagg = true;
+  if (Array.isArray(f.spec)) {
+    for (const m of f.spec) {
+      if (m && m !== 'none' && m !== false && m !== 'false') {
+        present.spec = true;
+        if (typeof m === 'string' && m !== 'true') present.specMethods.push(m);
+      }
+    }
+  }
+  const s = meta.store || {};
+  document.getElementById('store-info').textContent =
+    `${s.kind || 'store'} · ${s.runs ?? '?'} runs · ${s.points ?? '?'} points · infermark ${meta.infermark_version || ''}`;
+  wireControls();
+  drawFilters();
+  renderPickers(meta, state);
+  await refresh();
+}
+
+boot();

@@ -1,0 +1,207 @@
+// The chart pair: y metric against interactivity and against end-to-end latency, one colour per
+// deployment, measured points as circles and predicted ones as triangles, each series' Pareto
+// frontier as a line, a shared legend that hides series, and hover details in a DOM tooltip.
+
+import { colourMap, esc, isPredicted, X_AXES, yMetric } from './format.js';
+import { pointDetails } from './tooltip.js';
+
+const charts = {};
+
+// Paints the canvas white under the chart, so an exported PNG is readable on any viewer.
+const whiteBackground = {
+  id: 'whiteBackground',
+  beforeDraw(chart) {
+    const { ctx } = chart;
+    ctx.save();
+    ctx.globalCompositeOperation = 'destination-over';
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, chart.width, chart.height);
+    ctx.restore();
+  },
+};
+
+function showTooltip(context, yKey) {
+  const el = document.getElementById('tooltip');
+  const t = context.tooltip;
+  if (!t || t.opacity === 0 || !t.dataPoints || !t.dataPoints.length) {
+    el.hidden = true;
+    return;
+  }
+  const dp = t.dataPoints[0];
+  const point = dp.dataset.data[dp.dataIndex].p;
+  if (!point) {
+    el.hidden = true;
+    return;
+  }
+  el.innerHTML = pointDetails(point, yKey);
+  el.hidden = false;
+  const box = context.chart.canvas.getBoundingClientRect();
+  const left = window.scrollX + box.left + t.caretX + 14;
+  const maxLeft = window.scrollX + document.documentElement.clientWidth - el.offsetWidth - 8;
+  el.style.left = `${Math.max(8, Math.min(left, maxLeft))}px`;
+  el.style.top = `${window.scrollY + box.top + t.caretY + 14}px`;
+}
+
+function makeChart(name, canvas) {
+  const chart = new window.Chart(canvas, {
+    type: 'scatter',
+    data: { datasets: [] },
+    plugins: [whiteBackground],
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      parsing: false,
+      normalized: true,
+      interaction: { mode: 'nearest', intersect: true },
+      scales: {
+        x: { type: 'linear', title: { display: true, text: '' }, beginAtZero: true },
+        y: { type: 'linear', title: { display: true, text: '' }, beginAtZero: true },
+      },
+      plugins: {
+        legend: {
+          display: false,
+          position: 'bottom',
+          labels: { usePointStyle: true, pointStyleWidth: 12, boxHeight: 8, filter: (item) => !item.text.endsWith(' frontier') },
+        },
+        title: { display: false, text: '' },
+        subtitle: { display: false, text: '' },
+        tooltip: { enabled: false, external: (context) => showTooltip(context, chart.$yKey) },
+      },
+    },
+  });
+  charts[name] = chart;
+  return chart;
+}
+
+function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly) {
+  const bySeries = new Map();
+  const onFrontier = new Set();
+  for (const s of frontier) for (const f of s.points) onFrontier.add(f.id);
+  for (const p of points) {
+    const x = p[xField];
+    const y = p[yKey];
+    if (x === null || x === undefined || y === null || y === undefined) continue;
+    if (optimalOnly && !onFrontier.has(p.id)) continue;
+    if (!bySeries.has(p.series)) bySeries.set(p.series, []);
+    bySeries.get(p.series).push({ x, y, p });
+  }
+  const sets = [];
+  for (const [series, data] of [...bySeries].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const predicted = data[0].p.kind === 'predicted';
+    sets.push({
+      label: series,
+      data,
+      hidden: hidden.includes(series),
+      backgroundColor: predicted ? '#fff' : colour(series),
+      borderColor: colour(series),
+      borderWidth: predicted ? 1.5 : 1,
+      pointStyle: predicted ? 'triangle' : 'circle',
+      pointRadius: predicted ? 5 : 4,
+      pointHoverRadius: 7,
+    });
+  }
+  for (const s of frontier) {
+    if (!s.points.length) continue;
+    const predicted = isPredicted(s.series);
+    sets.push({
+      type: 'line',
+      label: `${s.series} frontier`,
+      data: [...s.points].sort((a, b) => a.x - b.x).map((f) => ({ x: f.x, y: f.y })),
+      hidden: hidden.includes(s.series),
+      borderColor: colour(s.series),
+      borderWidth: 2,
+      borderDash: predicted ? [6, 4] : [],
+      pointRadius: 0,
+      pointHitRadius: 0,
+      pointHoverRadius: 0,
+      fill: false,
+      tension: 0,
+    });
+  }
+  return sets;
+}
+
+// The filters in force, one line for an exported chart ("all points" without any).
+function filterSummary(state) {
+  const parts = [];
+  for (const [k, v] of Object.entries(state.filters)) {
+    const text = Array.isArray(v) ? v.join(', ') : v;
+    if (text) parts.push(`${k}: ${text}`);
+  }
+  return parts.length ? parts.join(' · ') : 'all points';
+}
+
+/// Draws the pair from the points and the two frontiers (`frontiers.intvty`, `frontiers.e2el`).
+export function renderCharts(points, frontiers, state) {
+  const y = yMetric(state.y);
+  const names = points.map((p) => p.series);
+  const colour = colourMap(names);
+  for (const [name, axis] of Object.entries(X_AXES)) {
+    const chart = charts[name] || makeChart(name, document.getElementById(`chart-${name}`));
+    chart.$yKey = y.key;
+    chart.data.datasets = datasetsFor(points, frontiers[name] || [], axis.key, y.key, colour, state.hide, state.optimal);
+    chart.options.scales.x.title.text = `${axis.label} (${axis.unit})`;
+    chart.options.scales.y.title.text = `${y.label} (${y.unit})`;
+    const title = `${y.label} vs ${axis.label.toLowerCase()}`;
+    chart.options.plugins.title.text = title;
+    chart.options.plugins.subtitle.text = filterSummary(state);
+    document.getElementById(`title-${name}`).textContent = title;
+    chart.update('none');
+  }
+  renderLegend(names, colour, state);
+}
+
+function renderLegend(names, colour, state) {
+  const legend = document.getElementById('legend');
+  const series = [...new Set(names)].sort();
+  legend.innerHTML = series
+    .map((s) => {
+      const predicted = isPredicted(s);
+      return `<button type="button" class="legend-item${state.hide.includes(s) ? ' off' : ''}" data-series="${esc(s)}">
+        <span class="mark${predicted ? ' tri' : ''}" style="--c:${colour(s)}"></span>${esc(s)}</button>`;
+    })
+    .join('');
+}
+
+/// The chart named `name` ("intvty", "e2el" or "history"), once drawn.
+export function chart(name) {
+  return charts[name];
+}
+
+/// Registers a chart drawn elsewhere (the history view) for PNG export.
+export function registerChart(name, c) {
+  charts[name] = c;
+}
+
+/// The white-background plugin, for the other charts of the page.
+export { whiteBackground };
+
+/// Downloads chart `name` as a PNG at twice the screen's resolution, with its title and legend
+/// drawn in.
+export function exportPng(name, fileName) {
+  const c = charts[name];
+  if (!c) return;
+  const legend = c.options.plugins.legend.display;
+  const title = c.options.plugins.title.display;
+  const subtitle = c.options.plugins.subtitle ? c.options.plugins.subtitle.display : false;
+  const ratio = c.options.devicePixelRatio;
+  c.options.plugins.legend.display = true;
+  c.options.plugins.title.display = true;
+  if (c.options.plugins.subtitle) c.options.plugins.subtitle.display = Boolean(c.options.plugins.subtitle.text);
+  c.options.devicePixelRatio = 2;
+  c.resize();
+  c.update('none');
+  const a = document.createElement('a');
+  a.href = c.toBase64Image('image/png');
+  a.download = fileName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  c.options.plugins.legend.display = legend;
+  c.options.plugins.title.display = title;
+  if (c.options.plugins.subtitle) c.options.plugins.subtitle.display = subtitle;
+  c.options.devicePixelRatio = ratio;
+  c.resize();
+  c.update('none');
+}

@@ -1,0 +1,68 @@
+// Metric names, units and number formatting shared by every view of the page.
+
+/// The y metrics the charts can show (the API's `y` values), with their labels and units.
+export const Y_METRICS = [
+  { key: 'tput_per_gpu', label: 'Throughput per GPU', unit: 'tok/s/GPU' },
+  { key: 'input_tput_per_gpu', label: 'Input throughput per GPU', unit: 'tok/s/GPU' },
+  { key: 'output_tput_per_gpu', label: 'Output throughput per GPU', unit: 'tok/s/GPU' },
+  { key: 'j_per_token', label: 'Energy per output token', unit: 'J/token' },
+  { key: 'cost_per_m_tokens', label: 'Cost per million output tokens', unit: '$/M tokens' },
+];
+
+/// The two x axes of the chart pair: the point field each reads and the frontier route's `x`.
+export const X_AXES = {
+  intvty: { key: 'interactivity', label: 'Interactivity', unit: 'tok/s/user' },
+  e2el: { key: 'e2el_s', label: 'End-to-end latency', unit: 's' },
+};
+
+/// The y metric of `key` (the first one when unknown).
+export function yMetric(key) {
+  return Y_METRICS.find((m) => m.key === key) || Y_METRICS[0];
+}
+
+/// `v` with about four significant digits ("–" when unknown).
+export function num(v) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  const a = Math.abs(v);
+  if (Number.isInteger(v)) return String(v);
+  if (a >= 1000) return v.toFixed(0);
+  if (a >= 100) return v.toFixed(1);
+  if (a >= 1) return v.toFixed(2);
+  if (a === 0) return '0';
+  return v.toPrecision(3);
+}
+
+/// `v` with its unit, or "–".
+export function withUnit(v, unit) {
+  return v === null || v === undefined ? '–' : `${num(v)} ${unit}`;
+}
+
+/// Text made safe to put inside HTML.
+export function esc(s) {
+  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f',
+  '#bcbd22', '#393b79', '#637939', '#843c39', '#7b4173'];
+
+/// A series' label without its " · predicted" suffix: measured and predicted points of one
+/// deployment share a colour and differ by marker.
+export function baseSeries(series) {
+  return String(series).replace(/ · predicted$/, '');
+}
+
+const colours = new Map();
+
+/// The colour of each deployment, the same in every view of the page: deployments get the next
+/// free colour in name order the first time a view shows them.
+export function colourMap(seriesNames) {
+  for (const b of [...new Set(seriesNames.map(baseSeries))].sort()) {
+    if (!colours.has(b)) colours.set(b, PALETTE[colours.size % PALETTE.length]);
+  }
+  return (series) => colours.get(baseSeries(series)) || '#444';
+}
+
+/// True for a predicted series (its label ends in " · predicted").
+export function isPredicted(series) {
+  return baseSeries(series) !== String(series);
+}

@@ -1,0 +1,71 @@
+// History across runs: each series' iso-interactivity value per run date, with the runs that
+// `results compare`'s rule flags as regressions marked on the chart and listed in the table.
+
+import { getJson } from './api.js';
+import { colourMap, esc, isPredicted, num, yMetric } from './format.js';
+import { filterQuery, numberList } from './state.js';
+import { registerChart, whiteBackground } from './charts.js';
+
+let chart = null;
+
+/// Asks the API for the history at the state's interactivity and draws the chart and the table.
+export async function renderHistory(state) {
+  const at = numberList(state.hist_at)[0];
+  const table = document.getElementById('history-table');
+  document.getElementById('hist-at').value = state.hist_at;
+  if (!at) {
+    table.innerHTML = '<caption>Enter an interactivity.</caption>';
+    return;
+  }
+  const y = yMetric(state.y);
+  const body = await getJson('history', filterQuery(state, { interactivity: at, y: y.key }));
+  const series = body.series || [];
+  const dates = [...new Set(series.flatMap((s) => s.dates.map((d) => d.date)))].sort();
+  const colour = colourMap(series.map((s) => s.series));
+  const datasets = series.map((s) => {
+    const byDate = new Map(s.dates.map((d) => [d.date, d]));
+    const entries = dates.map((d) => byDate.get(d));
+    return {
+      label: s.series,
+      data: entries.map((e) => (e ? e.y : null)),
+      borderColor: colour(s.series),
+      backgroundColor: entries.map((e) => (e && e.regression ? '#d00' : colour(s.series))),
+      borderDash: isPredicted(s.series) ? [6, 4] : [],
+      pointStyle: entries.map((e) => (e && e.regression ? 'crossRot' : isPredicted(s.series) ? 'triangle' : 'circle')),
+      pointRadius: entries.map((e) => (e && e.regression ? 9 : 4)),
+      pointBorderColor: entries.map((e) => (e && e.regression ? '#d00' : colour(s.series))),
+      pointBorderWidth: entries.map((e) => (e && e.regression ? 3 : 1)),
+      spanGaps: true,
+    };
+  });
+  const title = `${y.label} at ${num(at)} tok/s/user, per run date`;
+  if (!chart) {
+    chart = new window.Chart(document.getElementById('chart-history'), {
+      type: 'line',
+      data: { labels: [], datasets: [] },
+      plugins: [whiteBackground],
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        scales: { y: { beginAtZero: true, title: { display: true, text: '' } } },
+        plugins: { legend: { position: 'bottom', labels: { boxWidth: 24, boxHeight: 2 } }, title: { display: false, text: '' } },
+      },
+    });
+    registerChart('history', chart);
+  }
+  chart.data.labels = dates;
+  chart.data.datasets = datasets;
+  chart.options.scales.y.title.text = `${y.label} (${y.unit})`;
+  chart.options.plugins.title.text = title;
+  chart.update('none');
+  const rows = series.flatMap((s) => s.dates.map((d) => ({ series: s.series, ...d })))
+    .sort((r1, r2) => r1.series.localeCompare(r2.series) || r1.date.localeCompare(r2.date));
+  table.innerHTML = rows.length
+    ? `<thead><tr><th>Series</th><th>Date</th><th>Run</th><th>${esc(y.label)} (${esc(y.unit)})</th><th>Change</th><th></th></tr></thead>
+      <tbody>${rows.map((r) => `<tr class="${r.regression ? 'regression' : ''}"><td>${esc(r.series)}</td><td>${esc(r.date)}</td>
+      <td>${esc(r.run_id)}</td><td class="num">${r.y === null ? '–' : num(r.y)}</td>
+      <td class="num">${r.change_pct === null || r.change_pct === undefined ? '' : `${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)} %`}</td>
+      <td>${r.regression ? 'regression' : ''}</td></tr>`).join('')}</tbody>`
+    : '<caption>No run reaches this interactivity with the current filters.</caption>';
+}

@@ -1,0 +1,40 @@
+// Hover details of a point: what was served, its figures, and where it came from (provenance).
+
+import { esc, num, withUnit, yMetric } from './format.js';
+
+function deployment(p) {
+  const parts = [`tp${p.tp ?? '?'}`];
+  if (p.ep && p.ep !== 1) parts.push(`ep${p.ep}`);
+  if (p.dp_attn) parts.push('dp-attn');
+  if (p.disagg) parts.push(`disagg ${p.prefill_gpus ?? '?'}P+${p.decode_gpus ?? '?'}D GPUs`);
+  if (p.spec_decoding && p.spec_decoding !== 'none') parts.push(`spec ${p.spec_decoding}`);
+  if (p.num_gpus) parts.push(`${p.num_gpus} GPUs`);
+  return parts.join(' · ');
+}
+
+function sequence(p) {
+  return p.agentic ? 'agentic' : `${p.isl}/${p.osl}`;
+}
+
+/// The tooltip's HTML for point `p`, with the chart's y metric first.
+export function pointDetails(p, yKey) {
+  const y = yMetric(yKey);
+  const prov = p.provenance || {};
+  const scale = prov.time_scale && prov.time_scale !== 1 ? `×${num(prov.time_scale)} (figures de-scaled)` : '1 (real time)';
+  const rows = [
+    ['Model', `${p.model} · ${sequence(p)} · ${p.agentic ? 'users' : 'conc'} ${p.conc}`],
+    ['Deployment', deployment(p)],
+    [y.label, withUnit(p[y.key], y.unit)],
+    ['Interactivity', withUnit(p.interactivity, 'tok/s/user')],
+    ['E2E latency', withUnit(p.e2el_s, 's')],
+    ['TTFT / TPOT', `${withUnit(p.ttft_ms, 'ms')} / ${withUnit(p.tpot_ms, 'ms')}`],
+    ['Run', `${p.run_label ?? p.run_id} · ${p.date ?? ''} · ${p.kind}`],
+    ['Image', prov.image || '–'],
+    ['Flags', prov.flags || '–'],
+    ['Host', prov.host || '–'],
+    ['infermark', prov.infermark_version || '–'],
+    ['Time scale', scale],
+  ];
+  return `<div class="tt-title">${esc(p.series)}</div><table>${rows
+    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;
+}

@@ -1,0 +1,292 @@
+// The dashboard page in headless Chromium, driven as a person would: load it, filter, switch the
+// y axis, hover points (the tooltip shows their provenance), compare two GPUs (the iso table's
+// values), read the history's regression, open a shared address (the view comes back), and export
+// CSV and PNG (the downloaded files' contents). The store holds the fixture's known points
+// (fixture.mjs), served by `infermark dashboard`. Screenshots go to build/tests/dashboard/screens/.
+//
+// Usage: node dashboard_test.mjs INFERMARK_BINARY SCREENS_DIR
+// Skips (exit 77) when Chromium or tools/dashboard/node_modules is missing.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { buildStore } from './fixture.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../../..');
+const binary = process.argv[2] || process.env.INFERMARK_BINARY || path.join(root, 'build/src/cli/infermark');
+const screens = process.argv[3] || path.join(root, 'build/tests/dashboard/screens');
+const chromium = process.env.INFERMARK_CHROMIUM
+  || ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p));
+const puppeteerPath = path.join(root, 'tools/dashboard/node_modules/puppeteer-core/lib/esm/puppeteer/puppeteer-core.js');
+
+if (!chromium) {
+  console.log('SKIP: chromium is not installed (apt-get install chromium, as scripts/setup.sh does; or set INFERMARK_CHROMIUM)');
+  process.exit(77);
+}
+if (!fs.existsSync(puppeteerPath)) {
+  console.log('SKIP: tools/dashboard/node_modules is missing (run scripts/setup.sh, or npm ci --prefix tools/dashboard)');
+  process.exit(77);
+}
+const { default: puppeteer } = await import(puppeteerPath);
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'infermark-dashboard-'));
+const downloads = path.join(work, 'downloads');
+let server;
+let baseUrl;
+let browser;
+let page;
+
+/// Starts `infermark dashboard` on a free port and resolves with the address it prints.
+function startServer(db) {
+  return new Promise((resolve, reject) => {
+    const mock = process.env.INFERMARK_DASHBOARD_MOCK === '1';
+    server = mock ? spawn(process.execPath, [path.join(here, 'mock_server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn(binary, ['dashboard', '--db', `sqlite:${db}`, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the dashboard printed no address in 20 s: ${out}`)), 20000);
+    server.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = out.match(/http:\/\/[\w.:[\]-]+\//);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    });
+    server.on('exit', (code) => reject(new Error(`the dashboard exited (${code}) before serving: ${out}`)));
+  });
+}
+
+async function idle() {
+  await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 15000 });
+}
+
+async function shot(name) {
+  await page.screenshot({ path: path.join(screens, name), fullPage: true });
+}
+
+async function text(selector) {
+  return page.$eval(selector, (e) => e.innerText);
+}
+
+// The iso table as rows of cell texts.
+async function tableRows(selector) {
+  return page.$$eval(`${selector} tr`, (rows) => rows.map((r) => [...r.children].map((c) => c.innerText.trim())));
+}
+
+// The chart's points of `series` as [x, y] pairs sorted by x.
+async function seriesData(chartName, series) {
+  return page.evaluate((name, s) => {
+    const c = window.infermark.chart(name);
+    const d = c.data.datasets.find((ds) => ds.label === s);
+    return d ? d.data.map((p) => [p.x, p.y]).sort((a, b) => a[0] - b[0]) : null;
+  }, chartName, series);
+}
+
+// Moves the mouse onto the point of `series` with concurrency `conc` and returns the tooltip text.
+async function hover(chartName, series, conc) {
+  const at = await page.evaluate((name, s, c) => {
+    const chart = window.infermark.chart(name);
+    const i = chart.data.datasets.findIndex((ds) => ds.label === s);
+    const j = chart.data.datasets[i].data.findIndex((p) => p.p.conc === c);
+    const el = chart.getDatasetMeta(i).data[j];
+    const box = chart.canvas.getBoundingClientRect();
+    return { x: box.left + el.x, y: box.top + el.y };
+  }, chartName, series, conc);
+  await page.mouse.move(at.x - 30, at.y - 30);
+  await page.mouse.move(at.x, at.y, { steps: 4 });
+  await page.waitForSelector('#tooltip:not([hidden])', { timeout: 5000 });
+  return text('#tooltip');
+}
+
+async function setFilter(key, value, checked) {
+  await page.click(`details[data-filter="${key}"] summary`);
+  const box = await page.$(`details[data-filter="${key}"] input[value="${value}"]`);
+  const now = await box.evaluate((e) => e.checked);
+  if (now !== checked) await box.click();
+  await page.click('header h1');
+  await idle();
+}
+
+async function waitForDownload(name) {
+  const file = path.join(downloads, name);
+  for (let i = 0; i < 100; i++) {
+    if (fs.existsSync(file) && !fs.existsSync(`${file}.crdownload`) && fs.statSync(file).size > 0) return file;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no download ${name} in ${downloads}: ${fs.existsSync(downloads) ? fs.readdirSync(downloads) : []}`);
+}
+
+before(async () => {
+  fs.mkdirSync(screens, { recursive: true });
+  fs.mkdirSync(downloads, { recursive: true });
+  const db = path.join(work, 'store.db');
+  if (process.env.INFERMARK_DASHBOARD_MOCK !== '1') buildStore(binary, path.join(work, 'records'), db);
+  baseUrl = await startServer(db);
+  browser = await puppeteer.launch({ executablePath: chromium, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', `--user-data-dir=${path.join(work, 'profile')}`] });
+  page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 1000 });
+  page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) server.kill();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('load: every point drawn, measured and predicted apart, a frontier per series', async () => {
+  await page.goto(baseUrl);
+  await idle();
+  assert.equal(await text('#point-count'), '16 points (13 measured, 3 predicted)');
+  const legend = await page.$$eval('.legend-item', (items) => items.map((i) => i.innerText.trim()));
+  assert.ok(legend.includes('h100 · vllm · fp8'), legend.join(' | '));
+  assert.ok(legend.some((l) => /^h100 · vllm · fp8 · .*predicted$/.test(l) || l === 'h100 · vllm · fp8 · predicted'), legend.join(' | '));
+  assert.deepEqual(await seriesData('intvty', 'h100 · vllm · fp8'),
+    [[20, 2400], [20, 2400], [50, 1200], [50, 1200], [100, 400], [100, 400]]);
+  const predicted = legend.find((l) => l.startsWith('h100') && l.endsWith('predicted'));
+  assert.deepEqual(await seriesData('intvty', predicted), [[22, 2500], [55, 1300], [120, 450]]);
+  const styles = await page.evaluate((p) => {
+    const c = window.infermark.chart('intvty');
+    return [c.data.datasets.find((d) => d.label === 'h100 · vllm · fp8').pointStyle,
+      c.data.datasets.find((d) => d.label === p).pointStyle,
+      c.data.datasets.filter((d) => d.type === 'line').length];
+  }, predicted);
+  assert.deepEqual(styles.slice(0, 2), ['circle', 'triangle']);
+  assert.equal(styles[2], legend.length, 'one frontier line per series');
+  assert.ok(await page.$('[data-filter="disagg"]'), 'the disaggregated filter shows when such points exist');
+  assert.ok(await page.$('[data-filter="spec"]'), 'the speculative-decoding filter shows when such points exist');
+  await shot('01-load.png');
+});
+
+test('filter: hardware h100 leaves its measured and predicted points; disaggregated alone leaves one', async () => {
+  await setFilter('hardware', 'h100', true);
+  assert.equal(await text('#point-count'), '9 points (6 measured, 3 predicted)');
+  assert.match(page.url(), /[?&]hardware=h100(&|$)/);
+  await shot('02-filter-h100.png');
+  await page.select('[data-filter="disagg"] select', 'true');
+  await idle();
+  assert.equal(await text('#point-count'), '0 points (0 measured, 0 predicted)');
+  assert.equal(await page.$eval('#empty', (e) => e.hidden), false);
+  await setFilter('hardware', 'h100', false);
+  assert.equal(await text('#point-count'), '1 points (1 measured, 0 predicted)');
+  await page.select('[data-filter="disagg"] select', '');
+  await idle();
+  await setFilter('hardware', 'h100', true);
+});
+
+test('switch axes: output throughput per GPU', async () => {
+  await page.select('#y-metric', 'output_tput_per_gpu');
+  await idle();
+  assert.deepEqual(await seriesData('intvty', 'h100 · vllm · fp8'),
+    [[20, 1200], [20, 1200], [50, 600], [50, 600], [100, 200], [100, 200]]);
+  const titles = await page.evaluate(() => ['intvty', 'e2el'].map((n) => window.infermark.chart(n).options.scales.y.title.text));
+  assert.deepEqual(titles, ['Output throughput per GPU (tok/s/GPU)', 'Output throughput per GPU (tok/s/GPU)']);
+  assert.equal(await text('#title-e2el'), 'Output throughput per GPU vs end-to-end latency');
+  assert.match(page.url(), /[?&]y=output_tput_per_gpu(&|$)/);
+  await shot('03-output-throughput.png');
+});
+
+test('hover: the tooltip shows the point and its provenance', async () => {
+  const measured = await hover('intvty', 'h100 · vllm · fp8', 16);
+  for (const want of ['h100 · vllm · fp8', 'conc 16', '600 tok/s/GPU', '50 tok/s/user', 'vllm/vllm-openai:v0.11.0',
+    '--tensor-parallel-size 8 --max-num-seqs 64', 'gpu-node-07', '0.9.0-fixture', '1 (real time)']) {
+    assert.ok(measured.includes(want), `tooltip lacks "${want}":\n${measured}`);
+  }
+  await shot('04-hover-measured.png');
+  const predictedSeries = await page.evaluate(() => window.infermark.chart('intvty').data.datasets
+    .find((d) => d.label.endsWith('predicted')).label);
+  const predicted = await hover('intvty', predictedSeries, 64);
+  for (const want of ['predicted', 'infermark-engine', '--hardware h100 --time-scale 2', 'ci-runner-3', '×2']) {
+    assert.ok(predicted.includes(want), `tooltip lacks "${want}":\n${predicted}`);
+  }
+  await shot('05-hover-predicted.png');
+});
+
+test('compare two GPUs: the iso-interactivity table', async () => {
+  await setFilter('hardware', 'h100', false);
+  await page.select('#y-metric', 'tput_per_gpu');
+  await idle();
+  await page.select('#h2h-a', 'h100');
+  await idle();
+  await page.select('#h2h-b', 'b200');
+  await idle();
+  await page.$eval('#h2h-at', (e) => { e.value = ''; });
+  await page.type('#h2h-at', '20,50,100');
+  await page.keyboard.press('Tab');
+  await idle();
+  const rows = await tableRows('#h2h-table');
+  const h100 = rows.find((r) => r[0] === 'h100 · vllm · fp8');
+  assert.deepEqual(h100, ['h100 · vllm · fp8', 'h100', '2400', '1200', '400']);
+  const b200 = rows.find((r) => r[0] === 'b200 · vllm · fp8');
+  assert.deepEqual(b200.slice(0, 4), ['b200 · vllm · fp8', 'b200', '–', '3000'], 'b200 starts at 25 tok/s/user');
+  const ratio = rows.find((r) => r[0].startsWith('b200 / h100'));
+  assert.deepEqual(ratio.slice(1, 3), ['–', '×2.50']);
+  await page.$eval('#h2h', (e) => e.scrollIntoView());
+  await shot('06-head-to-head.png');
+});
+
+test('history: the slower nightly run is flagged as a regression', async () => {
+  await page.$eval('#hist-at', (e) => { e.value = ''; });
+  await page.type('#hist-at', '50');
+  await page.keyboard.press('Tab');
+  await idle();
+  const rows = await tableRows('#history-table');
+  const b200 = rows.filter((r) => r[0] === 'b200 · vllm · fp8');
+  assert.deepEqual(b200.map((r) => [r[1], r[3], r[5]]), [['2026-11-01', '3000', ''], ['2026-11-08', '2400', 'regression']]);
+  assert.match(b200[1][4], /^-20\.0 %$/);
+  const h100 = rows.filter((r) => r[0] === 'h100 · vllm · fp8');
+  assert.deepEqual(h100.map((r) => [r[1], r[3], r[5]]), [['2026-11-01', '1200', ''], ['2026-11-08', '1200', '']]);
+  const marks = await page.evaluate(() => {
+    const c = window.infermark.chart('history');
+    const d = c.data.datasets.find((ds) => ds.label === 'b200 · vllm · fp8');
+    return d.pointStyle;
+  });
+  assert.deepEqual(marks, ['circle', 'crossRot']);
+  await page.$eval('#history', (e) => e.scrollIntoView());
+  await shot('07-history.png');
+});
+
+test('shared address: a new tab opens the same view', async () => {
+  await page.select('#y-metric', 'cost_per_m_tokens');
+  await idle();
+  await setFilter('kind', 'measured', true);
+  const shared = page.url();
+  const before = { count: await text('#point-count'), h2h: await tableRows('#h2h-table') };
+  const other = await browser.newPage();
+  await other.setViewport({ width: 1400, height: 1000 });
+  await other.goto(shared);
+  await other.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 15000 });
+  assert.equal(await other.$eval('#y-metric', (e) => e.value), 'cost_per_m_tokens');
+  assert.equal(await other.$eval('#h2h-a', (e) => e.value), 'h100');
+  assert.equal(await other.$eval('#h2h-b', (e) => e.value), 'b200');
+  assert.equal(await other.$eval('#h2h-at', (e) => e.value), '20,50,100');
+  assert.equal(await other.$eval('details[data-filter="kind"] input[value="measured"]', (e) => e.checked), true);
+  assert.equal(await other.$eval('#point-count', (e) => e.innerText), before.count);
+  assert.equal(before.count, '13 points (13 measured, 0 predicted)');
+  assert.deepEqual(await other.$$eval('#h2h-table tr', (rows) => rows.map((r) => [...r.children].map((c) => c.innerText.trim()))),
+    before.h2h);
+  assert.equal(other.url(), shared);
+  await other.screenshot({ path: path.join(screens, '08-shared-url.png'), fullPage: true });
+  await other.close();
+});
+
+test('export: CSV of the filtered points with units, and a chart as PNG', async () => {
+  await setFilter('hardware', 'h100', true);
+  await page.click('#csv-export');
+  const csv = fs.readFileSync(await waitForDownload('infermark-points.csv'), 'utf8').trim().split('\n');
+  assert.match(csv[0], /tput_per_gpu \[tok\/s\/GPU\]/);
+  const data = csv.filter((l) => l && !l.startsWith('#')).slice(1);
+  assert.equal(data.length, 6, 'h100 measured points of both nightly runs');
+  await page.click('button.png[data-chart="intvty"]');
+  const png = fs.readFileSync(await waitForDownload('infermark-intvty.png'));
+  assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  fs.copyFileSync(path.join(downloads, 'infermark-intvty.png'), path.join(screens, '09-exported-chart.png'));
+});

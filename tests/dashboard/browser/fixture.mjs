@@ -1,0 +1,92 @@
+// The browser tests' store: a small fixed set of points in three runs, written as InferenceX agg
+// records and stored with `infermark results ingest`, so every figure the page shows is known.
+//
+//   nightly-1 (2026-11-01): h100 and b200 (vllm, fp8, tp8), conc 4/16/64
+//   nightly-2 (2026-11-08): the same, with b200 at conc 16 20 % slower (a regression), and one
+//                           disaggregated b200 sglang fp4 point with MTP
+//   predict-h100 (2026-11-08): h100 predicted at time scale 2 (figures de-scaled by 2)
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const MODEL = 'deepseek-ai/DeepSeek-R1-0528';
+
+const measured = (hw, conc, intvty, tput, extra = {}) => ({ hw, conc, intvty, tput, ...extra });
+
+/// The runs and their points: interactivity (tok/s/user) and total throughput per GPU as stored.
+export const RUNS = [
+  {
+    key: 'nightly-1', label: 'nightly 1', date: '2026-11-01', points: [
+      measured('h100', 4, 100, 400), measured('h100', 16, 50, 1200), measured('h100', 64, 20, 2400),
+      measured('b200', 4, 120, 1000), measured('b200', 16, 50, 3000), measured('b200', 64, 25, 6000),
+    ],
+  },
+  {
+    key: 'nightly-2', label: 'nightly 2', date: '2026-11-08', points: [
+      measured('h100', 4, 100, 400), measured('h100', 16, 50, 1200), measured('h100', 64, 20, 2400),
+      measured('b200', 4, 120, 1000), measured('b200', 16, 50, 2400), measured('b200', 64, 25, 6000),
+      measured('b200', 32, 70, 2000, { framework: 'sglang', precision: 'fp4', spec: 'mtp', disagg: true }),
+    ],
+  },
+  {
+    key: 'predict-h100', label: 'predict h100', date: '2026-11-08', predicted: true, timeScale: 2, points: [
+      measured('h100', 4, 240, 900), measured('h100', 16, 110, 2600), measured('h100', 64, 44, 5000),
+    ],
+  },
+];
+
+/// Provenance every measured point carries (what the tooltip must show).
+export const PROVENANCE = {
+  image: 'vllm/vllm-openai:v0.11.0',
+  engine_flags: '--tensor-parallel-size 8 --max-num-seqs 64',
+  host: 'gpu-node-07',
+  infermark_version: '0.9.0-fixture',
+};
+
+/// Provenance of the predicted points.
+export const PREDICTED_PROVENANCE = {
+  image: 'infermark-engine',
+  engine_flags: '--hardware h100 --time-scale 2',
+  host: 'ci-runner-3',
+  infermark_version: '0.9.0-fixture',
+};
+
+function aggRecord(run, p) {
+  const isl = 1024;
+  const osl = 1024;
+  const tpotS = 1 / p.intvty;
+  const e2el = 0.2 + osl * tpotS;
+  const prov = run.predicted ? PREDICTED_PROVENANCE : PROVENANCE;
+  const record = {
+    hw: p.hw, conc: p.conc, image: prov.image, model: MODEL, infmax_model_prefix: 'dsr1',
+    framework: p.framework || 'vllm', precision: p.precision || 'fp8', spec_decoding: p.spec || 'none',
+    disagg: Boolean(p.disagg), isl, osl, is_multinode: false, tp: 8, ep: 1, dp_attention: 'false',
+    tput_per_gpu: p.tput, output_tput_per_gpu: p.tput / 2, input_tput_per_gpu: p.tput / 2,
+    median_ttft: 0.2, mean_ttft: 0.2, p90_ttft: 0.25, p99_ttft: 0.3,
+    median_tpot: tpotS, mean_tpot: tpotS, median_intvty: p.intvty, mean_intvty: p.intvty,
+    median_itl: tpotS, p99_itl: tpotS * 2, median_e2el: e2el, mean_e2el: e2el, p90_e2el: e2el * 1.1,
+    engine_flags: prov.engine_flags, host: prov.host, infermark_version: prov.infermark_version,
+    benchmark_start_time_unix: Date.parse(`${run.date}T03:00:00Z`) / 1000 + p.conc,
+  };
+  if (run.predicted) {
+    record.predicted = true;
+    record.time_scale = run.timeScale;
+  }
+  return record;
+}
+
+/// Writes every run's records under `dir` and stores them in `db` with `binary`.
+export function buildStore(binary, dir, db) {
+  for (const run of RUNS) {
+    const runDir = path.join(dir, run.key);
+    fs.mkdirSync(runDir, { recursive: true });
+    for (const p of run.points) {
+      const name = `agg_dsr1_1k1k_${p.hw}_${p.framework || 'vllm'}_conc${p.conc}.json`;
+      fs.writeFileSync(path.join(runDir, name), JSON.stringify(aggRecord(run, p), null, 1));
+    }
+    const args = ['results', 'ingest', '--db', db, '--run', run.key, '--label', run.label, runDir];
+    if (run.predicted) args.push('--predicted');
+    execFileSync(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  }
+}
