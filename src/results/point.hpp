@@ -81,6 +81,7 @@ struct Point {
   std::string raw_json;     ///< The client result file's text, kept verbatim.
   std::string raw_sha256;   ///< SHA-256 of raw_json.
   std::int64_t id = 0;      ///< Store row id (0 before storing).
+  std::int64_t run_id = 0;  ///< Store id of the run it belongs to (filled when read back from a store).
   std::string run_key;      ///< Run it belongs to (filled when read back from a store).
   std::string ingested_at;  ///< When it was stored (filled when read back).
 };

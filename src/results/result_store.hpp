@@ -57,6 +57,10 @@ class ResultStore {
   virtual RunSummary FindRun(const std::string& ref) = 0;
   /// The points of run `run_id`, in natural-key order.
   virtual std::vector<Point> Points(std::int64_t run_id) = 0;
+  /// Every point of every run in one read (what a dashboard loads): ordered by run id, then as
+  /// Points orders them; each carries its run's id and key. `raw_json` is left empty (the client's
+  /// result file, often large; Points reads it); `raw_sha256` names it.
+  virtual std::vector<Point> AllPoints() = 0;
   /// The schema version of the open store.
   virtual int SchemaVersion() = 0;
 };

@@ -164,15 +164,34 @@ class SqliteStore final : public ResultStore {
   }
 
   std::vector<Point> Points(std::int64_t run_id) override {
-    SqliteStatement q(db_,
-                      std::string("SELECT ") + kPointColumns + (schema_version_ >= 3 ? ", p.git_commit" : ", ''") +
-                          (schema_version_ >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : "") +
-                          " FROM points p JOIN runs r ON r.id = p.run_id WHERE p.run_id = ?1 ORDER BY " +
-                          (schema_version_ >= 4 ? "p.scenario_type DESC, " : "") +
-                          "p.model, p.isl, p.osl, p.hw, p.framework, p.precision, p.spec_decoding, "
-                          "p.topology, " +
-                          (schema_version_ >= 4 ? "p.kv_offloading, p.kv_offload_backend, " : "") + "p.conc");
+    SqliteStatement q(db_, PointQuery("WHERE p.run_id = ?1", "", true));
     q.Bind(1, run_id);
+    return ReadPoints(q);
+  }
+
+  std::vector<Point> AllPoints() override {
+    SqliteStatement q(db_, PointQuery("", "p.run_id, ", false));
+    return ReadPoints(q);
+  }
+
+  int SchemaVersion() override { return ReadSchemaVersion(db_); }
+
+ private:
+  // The point columns (kPointColumns, then the newer ones the store has, then p.run_id) of the
+  // points `where` selects, in natural-key order after `order_first`; `raw` false reads no raw_json.
+  std::string PointQuery(const std::string& where, const std::string& order_first, bool raw) const {
+    std::string columns = kPointColumns;
+    if (!raw) columns.replace(columns.find("p.raw_json"), std::string("p.raw_json").size(), "''");
+    return std::string("SELECT ") + columns + (schema_version_ >= 3 ? ", p.git_commit" : ", ''") +
+           (schema_version_ >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : ", '', '', ''") +
+           ", p.run_id FROM points p JOIN runs r ON r.id = p.run_id " + where + " ORDER BY " + order_first +
+           (schema_version_ >= 4 ? "p.scenario_type DESC, " : "") +
+           "p.model, p.isl, p.osl, p.hw, p.framework, p.precision, p.spec_decoding, p.topology, " +
+           (schema_version_ >= 4 ? "p.kv_offloading, p.kv_offload_backend, " : "") + "p.conc";
+  }
+
+  // The rows of a PointQuery statement as points.
+  std::vector<Point> ReadPoints(SqliteStatement& q) const {
     std::vector<Point> points;
     while (q.Step()) {
       Point p;
@@ -213,14 +232,12 @@ class SqliteStore final : public ResultStore {
         p.key.kv_offloading = q.Text(31);
         p.key.kv_offload_backend = q.Text(32);
       }
+      p.run_id = q.Int(33);
       points.push_back(std::move(p));
     }
     return points;
   }
 
-  int SchemaVersion() override { return ReadSchemaVersion(db_); }
-
- private:
   std::int64_t EnsureRun(const RunInfo& run) {
     if (run.run_key.empty()) throw std::invalid_argument("a run needs a key");
     SqliteStatement insert(db_,
