@@ -1,10 +1,11 @@
 // `infermark engine …`: the built-in engine. `engine serve` runs it as an OpenAI-compatible
 // server whose token timing follows the performance model (docs/engine-serve.md); it prints one
 // ready line (`infermark engine: listening on http://HOST:PORT`) and stops cleanly on SIGINT or
-// SIGTERM, flushing the emission log. `engine calibrate` fits the step-time model's
-// efficiency factors to measured points, reports the error on points left out of each fit
-// (model left out, GPU left out) beside the measurements' own noise, and writes the profiles
-// the engine uses (data/engine/calibrated/*.yaml).
+// SIGTERM, flushing the emission log. `--role prefill|decode` runs one worker of a disaggregated
+// deployment, `--role router` the router in front of them (docs/engine-serve.md). `engine calibrate` fits the step-time
+// model's efficiency factors to measured points, reports the error on points left out of each fit (model left out, GPU
+// left out) beside the measurements' own noise, and writes the profiles the engine uses
+// (data/engine/calibrated/*.yaml).
 #include <signal.h>
 
 #include <chrono>
@@ -16,9 +17,11 @@
 #include "cli/commands.hpp"
 #include "cli/deployment_flags.hpp"
 #include "cli/list_flags.hpp"
+#include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "engine/engine_server.hpp"
+#include "engine/router_server.hpp"
 #include "perfmodel/calibration_report.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
@@ -107,20 +110,68 @@ struct ServeFlags {
   engine::ServeOptions serve;
   std::string cpus;
   long flush_interval_us = -1;
+  std::vector<std::string> prefill_urls;
+  std::vector<std::string> decode_urls;
+  std::string policy = "round-robin";
 };
 
-int RunServe(const ServeFlags& flags) {
-  engine::ServeOptions options = flags.serve;
-  options.deployment = ResolveDeploymentFlags(flags.deployment);
-  options.cpus = ParseCpuList("--cpus", flags.cpus);
-  if (flags.flush_interval_us >= 0) options.flush_interval = std::chrono::microseconds(flags.flush_interval_us);
-  // SIGINT and SIGTERM are taken by sigwait below: blocked before any thread starts, so every
-  // event-loop thread inherits the mask and none of them is interrupted.
+// SIGINT and SIGTERM are taken by sigwait: blocked before any thread starts, so every event-loop
+// thread inherits the mask and none of them is interrupted.
+sigset_t BlockStopSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+std::string ListeningLine(const std::string& host, std::uint16_t port) {
+  const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return "infermark engine: listening on http://" + shown + ":" + std::to_string(port);
+}
+
+int RunRouter(const ServeFlags& flags) {
+  engine::RouterOptions options;
+  options.prefill = flags.prefill_urls;
+  options.decode = flags.decode_urls;
+  options.policy = flags.policy;
+  options.model =
+      flags.serve.served_model_name.empty() ? flags.deployment.options.model : flags.serve.served_model_name;
+  options.host = flags.serve.host;
+  options.port = flags.serve.port;
+  options.threads = flags.serve.threads;
+  sigset_t signals = BlockStopSignals();
+  engine::RouterServer server(std::move(options));
+  server.Start();
+  std::cerr << "infermark engine: router for '" << flags.deployment.options.model << "', " << flags.prefill_urls.size()
+            << " prefill and " << flags.decode_urls.size() << " decode workers, policy " << flags.policy << '\n';
+  std::cout << ListeningLine(flags.serve.host, server.port()) << std::endl;
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  std::cerr << "infermark engine: " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM") << ", shutting down\n";
+  server.Stop();
+  return kExitOk;
+}
+
+InputError BadFlag(const std::string& flag, const std::string& rule) {
+  return InputError(Diagnostic{SourceMark{}, "", flag, rule});
+}
+
+int RunServe(const ServeFlags& flags) {
+  const std::string& role = flags.serve.role;
+  if (role == "router") return RunRouter(flags);
+  if (!role.empty() && role != "prefill" && role != "decode")
+    throw BadFlag("--role", "must be prefill, decode or router, not '" + role + "'");
+  if (!flags.prefill_urls.empty() || !flags.decode_urls.empty())
+    throw BadFlag(flags.prefill_urls.empty() ? "--decode" : "--prefill", "worker URLs are for --role router");
+  if (flags.deployment.options.hardware.empty())
+    throw BadFlag("--hardware", "is required (the GPU the modelled deployment runs on)");
+  engine::ServeOptions options = flags.serve;
+  options.deployment = ResolveDeploymentFlags(flags.deployment);
+  options.cpus = ParseCpuList("--cpus", flags.cpus);
+  if (flags.flush_interval_us >= 0) options.flush_interval = std::chrono::microseconds(flags.flush_interval_us);
+  sigset_t signals = BlockStopSignals();
   engine::EngineServer server(std::move(options));
   server.Start();
   const perfmodel::Deployment& d = server.deployment();
@@ -129,13 +180,12 @@ int RunServe(const ServeFlags& flags) {
             << d.hardware.name << " (" << d.framework.name << "), max_model_len " << desc.max_model_len << ", KV "
             << d.memory.kv_capacity_tokens << " tokens, time scale " << desc.time_scale
             << (desc.time_scale == 0 ? " (max speed)" : "") << ", tokenizer " << desc.tokenizer
-            << (desc.tokenizer_stand_in ? " (stand-in)" : "") << ", served as '" << desc.served_model_name << "'\n";
+            << (desc.tokenizer_stand_in ? " (stand-in)" : "") << ", served as '" << desc.served_model_name << "'"
+            << (role.empty() ? "" : ", role " + role) << '\n';
   for (const auto& change : d.profile_changes) std::cerr << "infermark engine: hardware profile: " << change << '\n';
   if (const std::string w = perfmodel::TransferWarning(d); !w.empty())
     std::cerr << "infermark engine: warning: " << w << '\n';
-  const std::string host =
-      flags.serve.host.find(':') != std::string::npos ? "[" + flags.serve.host + "]" : flags.serve.host;
-  std::cout << "infermark engine: listening on http://" << host << ":" << server.port() << std::endl;
+  std::cout << ListeningLine(flags.serve.host, server.port()) << std::endl;
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   std::cerr << "infermark engine: " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM") << ", shutting down\n";
@@ -150,6 +200,8 @@ void AddServeCommand(CLI::App* engine_cmd, CommandResult& result) {
       "Serve the modelled deployment as an OpenAI-compatible HTTP server (completions, chat, streaming, usage, "
       "/v1/models, /health, /metrics) whose token timing follows the performance model");
   AddDeploymentFlags(cmd, f->deployment);
+  // The router models no GPU: --hardware is checked by the worker roles.
+  cmd->get_option("--hardware")->required(false);
   engine::ServeOptions& s = f->serve;
   cmd->add_option("--served-model-name", s.served_model_name, "Model name clients use (default: --model as given)");
   cmd->add_option("--tokenizer", s.tokenizer,
@@ -174,6 +226,19 @@ void AddServeCommand(CLI::App* engine_cmd, CommandResult& result) {
   cmd->add_option("--cpus", f->cpus, "CPUs to pin the event loops to, comma-separated");
   cmd->add_option("--flush-interval-us", f->flush_interval_us,
                   "Output waits this long to share socket writes (default: 0, or 1000 at max speed)");
+  cmd->add_option("--role", s.role,
+                  "Disaggregated serving: prefill or decode (one worker), or router (in front of them); none: a "
+                  "whole engine");
+  cmd->add_option("--kv-transfer", s.kv_transfer, "Prefill: the KV transfer backend (nixl, mooncake, mori, moriio)")
+      ->capture_default_str();
+  cmd->add_option("--kv-link", s.kv_link,
+                  "Prefill: the KV link (auto: the NVLink domain on NVL72 hardware, else the scale-out NICs; "
+                  "nvlink; scale-out)")
+      ->capture_default_str();
+  cmd->add_option("--prefill", f->prefill_urls, "Router: prefill workers' URLs, comma-separated")->delimiter(',');
+  cmd->add_option("--decode", f->decode_urls, "Router: decode workers' URLs, comma-separated")->delimiter(',');
+  cmd->add_option("--policy", f->policy, "Router: prefill pick (round-robin, least-loaded, kv-aware)")
+      ->capture_default_str();
   cmd->callback([f, &result] { result.exit_code = RunServe(*f); });
 }
 

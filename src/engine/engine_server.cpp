@@ -1,5 +1,7 @@
 #include "engine/engine_server.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -161,6 +163,28 @@ void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder 
                              std::to_string(static_cast<std::int64_t>(kv_tokens)) + " tokens)",
                          "invalid_request_error", "max_tokens", "context_length_exceeded"});
   }
+  bool remote_decode = false;
+  double kv_transfer_s = -1;
+  if (!options.role.empty() && request.body.find("kv_transfer_params") != std::string::npos) {
+    // The disaggregated proxy's field (vLLM's shape): the prefill worker is asked to hand the KV
+    // on (do_remote_decode), the decode worker is told where it comes from and, here, how long
+    // its modelled transfer takes.
+    const auto body = nlohmann::json::parse(request.body, nullptr, false);
+    const auto kv = body.is_object() ? body.find("kv_transfer_params") : body.end();
+    if (kv != body.end() && !kv->is_null()) {
+      if (!kv->is_object())
+        return fail(
+            ApiError{400, "kv_transfer_params must be an object", "invalid_request_error", "kv_transfer_params", ""});
+      if (options.role == "prefill") {
+        remote_decode = kv->value("do_remote_decode", false);
+      } else if (const auto t = kv->find("transfer_s"); t != kv->end()) {
+        if (!t->is_number() || !(t->get<double>() >= 0))
+          return fail(ApiError{400, "kv_transfer_params.transfer_s must be a number of seconds, 0 or more",
+                               "invalid_request_error", "kv_transfer_params.transfer_s", ""});
+        kv_transfer_s = t->get<double>();
+      }
+    }
+  }
   const std::uint64_t arrival = arrivals.fetch_add(1, std::memory_order_relaxed);
   const std::uint64_t seed = r.seed ? SplitMix64(*r.seed) : SplitMix64(options.seed ^ SplitMix64(arrival));
   auto admitted = std::make_shared<AdmittedRequest>();
@@ -181,6 +205,8 @@ void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder 
     a.prefix_block_tokens = PrefixHashTokens(sc.block_size);
     a.prefix_blocks = PrefixBlocks(ids, a.prefix_block_tokens);
   }
+  a.remote_decode = remote_decode;
+  a.kv_transfer_s = kv_transfer_s;
   a.received_ns = request.received_ns;
   a.created = static_cast<std::uint64_t>(std::time(nullptr));
   a.responder = std::move(responder);
@@ -196,6 +222,8 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   if (o.max_waiting < 0) throw Bad("--max-waiting", "must be 0 (no bound) or positive");
   if (!(o.reasoning_fraction >= 0 && o.reasoning_fraction <= 1)) throw Bad("--reasoning-fraction", "must be in [0, 1]");
   if (!(o.eos_mean_tokens >= 0)) throw Bad("--eos-mean-tokens", "must be 0 (no EOS) or positive");
+  if (!o.role.empty() && o.role != "prefill" && o.role != "decode")
+    throw Bad("--role", "a worker's role is prefill or decode, not '" + o.role + "'");
   const perfmodel::EngineData& data = perfmodel::DefaultEngineData();
   m.deployment = perfmodel::ResolveDeployment(data, o.deployment);
   m.model = std::make_unique<perfmodel::StepTimeModel>(m.deployment);
@@ -247,6 +275,7 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   card["prefix_caching"] = m.deployment.scheduler.prefix_caching;
   card["host_kv_capacity_tokens"] = m.deployment.scheduler.host_kv_tokens;
   card["reasoning"] = m.deployment.model.reasoning;
+  if (!o.role.empty()) card["role"] = o.role;
   card["infermark_version"] = kVersion;
   m.model_card = std::move(card);
 
@@ -268,6 +297,9 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   ro.engine_loop = 0;
   ro.emission_log = m.log;
   ro.framework = m.deployment.framework.name;
+  ro.role = o.role;
+  if (o.role == "prefill")
+    ro.kv_link = std::make_shared<KvLinkQueue>(WorkerHandoffModel(m.deployment, o.kv_transfer, o.kv_link));
   m.engine = std::make_unique<RealtimeEngine>(m.deployment.scheduler, *m.model, *m.vocabulary, m.server->loops(),
                                               std::move(ro));
 
@@ -334,7 +366,30 @@ EngineServer::~EngineServer() {
 }
 
 void EngineServer::Start() {
-  impl_->server->Start();
+  Impl& m = *impl_;
+  m.server->Start();
+  if (m.options.role != "prefill") return;
+  // Where the KV comes from, as the decode worker is told: this worker's engine id and URL.
+  std::string host = m.options.host;
+  if (host == "0.0.0.0" || host == "::") {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) == 0) host = name;
+  }
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  const perfmodel::DisaggDeployment link = WorkerHandoffModel(m.deployment, m.options.kv_transfer, m.options.kv_link);
+  nlohmann::ordered_json kv;
+  kv["remote_engine_id"] = "infermark-prefill-" + host + "-" + std::to_string(m.server->port());
+  kv["remote_url"] = "http://" + host + ":" + std::to_string(m.server->port());
+  kv["remote_host"] = host;
+  kv["remote_port"] = m.server->port();
+  kv["backend"] = link.backend.name;
+  kv["link"] = link.link.kind;
+  std::promise<void> done;
+  m.server->loops().Post(0, [&m, &done, json = kv.dump()]() mutable {
+    m.engine->SetKvParams(std::move(json));
+    done.set_value();
+  });
+  done.get_future().wait();
 }
 
 void EngineServer::Stop() {

@@ -36,6 +36,9 @@ struct RealtimeEngine::Stream {
   bool include_usage = false;
   bool continuous_usage = false;
   bool pressured = false;
+  bool remote_decode = false;   // prefill role: answer with the KV hand-off
+  bool remote_prefill = false;  // decode role: the prompt's KV comes from a prefill worker
+  bool submitted = false;       // the scheduler holds it
   int prompt_tokens = 0;
   int max_tokens = 0;
   int output_tokens = 0;
@@ -126,6 +129,7 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
   s.vocab_offset = serial * 7;
   s.created = request.created;
   s.received_ns = request.received_ns;
+  s.remote_decode = request.remote_decode;
   char hex[17];
   const auto end = std::to_chars(hex, hex + 16, serial, 16).ptr;
   s.request_id = std::string(s.Chat() ? "chatcmpl-" : "cmpl-") + std::string(hex, end);
@@ -150,6 +154,21 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
     s.responder = std::move(request.responder);
     s.responder.OnClose(on_close);
   }
+  metrics_.prompt_tokens += static_cast<std::uint64_t>(s.prompt_tokens);
+  if (request.kv_transfer_s >= 0) {
+    // The prompt was computed elsewhere: its KV arrives after the modelled transfer (real time:
+    // divided by the time scale, counted from the request's arrival).
+    s.remote_prefill = true;
+    slots_[slot] = std::move(owned);
+    const std::int64_t delay =
+        options_.time_scale > 0 ? std::llround(request.kv_transfer_s * 1e9 / options_.time_scale) : 0;
+    if (delay > 0) {
+      loops_.RunAt(loop, AtNs(request.received_ns + delay), [this, id] { KvArrived(id); });
+    } else {
+      KvArrived(id);
+    }
+    return;
+  }
   perfmodel::Request r;
   r.id = s.id;
   r.prompt_tokens = s.prompt_tokens;
@@ -168,16 +187,72 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
     free_slots_.push_back(slot);
     return;
   }
-  metrics_.prompt_tokens += static_cast<std::uint64_t>(s.prompt_tokens);
+  s.submitted = true;
   slots_[slot] = std::move(owned);
   Kick();
+}
+
+void RealtimeEngine::KvArrived(std::uint64_t id) {
+  Stream* s = Find(id);
+  if (s == nullptr || shut_down_) return;
+  if (s->output_tokens <= 1) {
+    // The prefill worker's token is the whole answer.
+    now_ns_ = MonotonicNs();
+    step_model_ns_ = VirtualNow();
+    SendRemoteFirst(*s);
+    return;
+  }
+  perfmodel::Request r;
+  r.id = id;
+  r.prompt_tokens = s->prompt_tokens;
+  r.max_tokens = s->output_tokens - 1;  // the prefill worker sampled the first
+  r.kv_present = true;
+  if (!scheduler_.Submit(r, VirtualNow())) {
+    // Checked by the front end before admission; kept as an answer rather than a hang.
+    if (s->stream) {
+      s->writer.Abort();
+    } else {
+      s->responder.Respond(400, "application/json",
+                           ErrorBody(ApiError{400, "the request does not fit in the KV cache", "invalid_request_error",
+                                              "max_tokens", "context_length_exceeded"}));
+    }
+    Release(s);
+    return;
+  }
+  s->submitted = true;
+  remote_firsts_.push_back(id);
+  Kick();
+}
+
+void RealtimeEngine::FlushRemoteFirsts(std::int64_t pass_start) {
+  // The prefill worker's token leaves with the decode stream when the request's KV is admitted:
+  // at the start of the first pass after its arrival, as the predicted disaggregated run sends it.
+  if (remote_firsts_.empty()) return;
+  now_ns_ = MonotonicNs();
+  step_model_ns_ = pass_start;
+  for (const std::uint64_t id : remote_firsts_)
+    if (Stream* s = Find(id)) SendRemoteFirst(*s);
+  remote_firsts_.clear();
+}
+
+void RealtimeEngine::SendRemoteFirst(Stream& s) {
+  s.emitted = 1;
+  ++metrics_.generation_tokens;
+  metrics_.ttft.Observe(double(now_ns_ - s.received_ns) * 1e-9);
+  s.last_ns = now_ns_;
+  const bool finished = s.output_tokens <= 1;
+  if (s.stream) {
+    if (s.Chat()) SendRoleChunk(s);
+    SendTokens(s, 0, 1, finished);
+  }
+  if (finished) Finish(s);
 }
 
 void RealtimeEngine::Cancel(std::uint64_t id) {
   Stream* s = Find(id);
   if (!s) return;
   ++metrics_.aborted;
-  aborts_.push_back(id);
+  if (s->submitted) aborts_.push_back(id);
   Release(s);
   Kick();
 }
@@ -223,6 +298,7 @@ void RealtimeEngine::Turn() {
   }
   const std::int64_t start = continuous_ && !slipped ? last_end_v_ : vnow;
   const perfmodel::StepPlan plan = scheduler_.Plan(start, 1);
+  FlushRemoteFirsts(plan.idle ? start : plan.start);
   if (plan.idle) {
     busy_ = false;
     continuous_ = false;
@@ -239,6 +315,7 @@ void RealtimeEngine::MaxSpeedTurn() {
   const std::int64_t deadline = MonotonicNs() + kMaxSpeedTurnNs;
   for (int i = 0; i < kMaxSpeedStepsPerTurn; ++i) {
     const perfmodel::StepPlan plan = scheduler_.Plan(last_end_v_, 1);
+    FlushRemoteFirsts(plan.idle ? last_end_v_ : plan.start);
     if (plan.idle) {
       busy_ = false;
       return;
@@ -386,43 +463,64 @@ void RealtimeEngine::RespondWhole(Stream& s) {
   body["usage"] = {{"prompt_tokens", s.prompt_tokens},
                    {"total_tokens", s.prompt_tokens + s.emitted},
                    {"completion_tokens", s.emitted}};
+  if (s.remote_decode && options_.kv_link) {
+    // vLLM's disaggregated shape: the prefill answer tells the decode worker where the KV is; ours
+    // also says how long its modelled hand-off takes, counted from the end of this prefill.
+    const KvHandoff h = options_.kv_link->Send(s.prompt_tokens, step_model_ns_);
+    nlohmann::ordered_json kv = nlohmann::ordered_json::parse(options_.kv_params_json);
+    kv["do_remote_prefill"] = true;
+    kv["do_remote_decode"] = false;
+    kv["prompt_tokens"] = s.prompt_tokens;
+    kv["transfer_s"] = h.transfer_s;
+    kv["wire_s"] = h.wire_s;
+    kv["queued_s"] = h.queued_s;
+    kv["kv_bytes_per_rank"] = h.bytes;
+    kv["time_scale"] = options_.time_scale;
+    body["kv_transfer_params"] = std::move(kv);
+  }
   s.responder.Respond(200, "application/json", body.dump());
+}
+
+void RealtimeEngine::SendRoleChunk(Stream& s) {
+  // The role chunk opens a chat stream; it goes out with the first token, as vLLM sends it.
+  std::string& out = scratch_;
+  out.clear();
+  out += s.head;
+  out += "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]";
+  if (s.continuous_usage) {
+    out += ',';
+    const int emitted = s.emitted;
+    s.emitted = 0;
+    AppendUsage(out, s);
+    s.emitted = emitted;
+  }
+  out += "}\n\n";
+  SendEvent(s, out, 0);
 }
 
 void RealtimeEngine::OnChunk(const perfmodel::TokenEvent& event) {
   Stream* sp = Find(event.id);
   if (!sp) return;
   Stream& s = *sp;
+  // A decode worker's first pass carries the client's second token: the first came from prefill.
+  const bool first = event.first && !s.remote_prefill;
   const int begin = s.emitted;
   s.emitted += event.tokens;
   metrics_.generation_tokens += static_cast<std::uint64_t>(event.tokens);
-  if (event.first) {
+  if (first) {
     metrics_.ttft.Observe(double(now_ns_ - s.received_ns) * 1e-9);
   } else if (event.tokens > 0) {
     metrics_.tpot.Observe(double(now_ns_ - s.last_ns) * 1e-9 / event.tokens);
   }
   s.last_ns = now_ns_;
   if (s.stream) {
-    if (event.first && s.Chat()) {
-      // The role chunk opens a chat stream; it goes out with the first token, as vLLM sends it.
-      std::string& out = scratch_;
-      out.clear();
-      out += s.head;
-      out +=
-          "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]";
-      if (s.continuous_usage) {
-        out += ',';
-        const int emitted = s.emitted;
-        s.emitted = 0;
-        AppendUsage(out, s);
-        s.emitted = emitted;
-      }
-      out += "}\n\n";
-      SendEvent(s, out, 0);
-    }
+    if (first && s.Chat()) SendRoleChunk(s);
     SendTokens(s, begin, s.emitted, event.finished);
   }
-  if (!event.finished) return;
+  if (event.finished) Finish(s);
+}
+
+void RealtimeEngine::Finish(Stream& s) {
   metrics_.e2e.Observe(double(now_ns_ - s.received_ns) * 1e-9);
   if (s.output_tokens >= s.max_tokens) {
     ++metrics_.finished_length;
@@ -463,7 +561,35 @@ void RealtimeEngine::RespondMetrics(http::Responder responder) {
   g.onload_bytes = st.host.onload_bytes;
   g.onload_seconds = st.host.onload_seconds;
   g.evicted_tokens = st.host.evicted_tokens;
-  responder.Respond(200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render(options_.model_name, g));
+  std::string text = metrics_.Render(options_.model_name, g);
+  if (!options_.role.empty()) AppendRoleMetrics(text);
+  responder.Respond(200, "text/plain; version=0.0.4; charset=utf-8", text);
+}
+
+void RealtimeEngine::AppendRoleMetrics(std::string& out) const {
+  const std::string labels = "{model_name=\"" + options_.model_name + "\"";
+  out += "# HELP infermark:engine_role The worker's role in a disaggregated deployment.\n";
+  out += "# TYPE infermark:engine_role gauge\n";
+  out += "infermark:engine_role" + labels + ",role=\"" + options_.role + "\"} 1\n";
+  if (!options_.kv_link) return;
+  const KvLinkStats& k = options_.kv_link->stats();
+  const KvLinkQueue& q = *options_.kv_link;
+  const std::string link = labels + ",backend=\"" + q.model().backend.name + "\",link=\"" + q.model().link.kind + "\"}";
+  auto counter = [&](const char* name, const char* help, double value) {
+    out += std::string("# HELP ") + name + ' ' + help + "\n# TYPE " + name + " counter\n";
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, value);
+    out += name + link + ' ' + std::string(buf, r.ptr) + '\n';
+  };
+  counter("infermark:kv_transfers_total", "Prompts whose KV was handed to a decode worker.", double(k.transfers));
+  counter("infermark:kv_transfer_bytes_total", "KV bytes sent per prefill rank (modelled).", k.bytes);
+  counter("infermark:kv_transfer_wire_seconds_total", "Link busy time of the hand-offs (modelled seconds).",
+          k.wire_seconds);
+  counter("infermark:kv_transfer_queued_seconds_total",
+          "Time hand-offs waited behind earlier ones on the link (modelled seconds).", k.queued_seconds);
+  counter("infermark:kv_transfer_seconds_total",
+          "From the end of prefill until the KV is usable on the decode side, summed (modelled seconds).",
+          k.transfer_seconds);
 }
 
 std::string RealtimeEngine::LatenessJson() const {

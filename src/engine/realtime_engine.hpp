@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/emission_log.hpp"
+#include "engine/kv_link.hpp"
 #include "engine/openai_request.hpp"
 #include "engine/serve_metrics.hpp"
 #include "http/event_loops.hpp"
@@ -43,6 +44,11 @@ struct AdmittedRequest {
   /// Chained hashes of the prompt's leading blocks (prefix caching; null: none).
   std::shared_ptr<const std::vector<std::uint64_t>> prefix_blocks;
   int prefix_block_tokens = 16;  ///< Tokens per element of prefix_blocks.
+  /// Prefill role: answer with `kv_transfer_params` (the modelled hand-off of the prompt's KV).
+  bool remote_decode = false;
+  /// Decode role: the prompt was computed by a prefill worker and its KV arrives this many
+  /// modelled seconds after the request (negative: compute the prompt here).
+  double kv_transfer_s = -1;
   std::int64_t received_ns = 0;  ///< When the request arrived (MonotonicNs).
   std::uint64_t created = 0;     ///< Unix time for `created`.
   http::Responder responder;     ///< Where the answer goes.
@@ -58,6 +64,11 @@ struct RealtimeOptions {
   std::size_t high_water_bytes = 1024 * 1024;  ///< Max speed: a stream buffered beyond this pauses the engine.
   std::shared_ptr<EmissionLog> emission_log;   ///< May be null.
   std::string framework = "vllm";              ///< Names the /metrics series: sglang's, else vLLM's.
+  std::string role;                            ///< "", "prefill" or "decode" (ServeOptions::role).
+  /// Prefill role: the worker's KV link (hand-offs of requests with remote_decode); null otherwise.
+  std::shared_ptr<KvLinkQueue> kv_link;
+  /// Prefill role: fields added to every `kv_transfer_params` answer (a JSON object: engine id, URL…).
+  std::string kv_params_json = "{}";
 };
 
 /// The driver. Every method except the constructor must run on the engine loop.
@@ -76,6 +87,8 @@ class RealtimeEngine final : public perfmodel::EventSink {
   /// How late passes have ended against the modelled schedule since start, as a JSON object
   /// (`passes`, `p99_ms`, `max_ms`, `clock_slips`), for the model card.
   [[nodiscard]] std::string LatenessJson() const;
+  /// Replaces RealtimeOptions::kv_params_json (the prefill worker learns its URL once it listens).
+  void SetKvParams(std::string json) { options_.kv_params_json = std::move(json); }
   /// Ends every open stream (server shutdown).
   void Shutdown();
 
@@ -86,6 +99,12 @@ class RealtimeEngine final : public perfmodel::EventSink {
   Stream* Find(std::uint64_t id);
   void Release(Stream* s);
   void Cancel(std::uint64_t id);
+  void KvArrived(std::uint64_t id);
+  void SendRemoteFirst(Stream& s);
+  void FlushRemoteFirsts(std::int64_t pass_start);
+  void SendRoleChunk(Stream& s);
+  void Finish(Stream& s);
+  void AppendRoleMetrics(std::string& out) const;
   void Kick();
   void Turn();
   void MaxSpeedTurn();
@@ -109,6 +128,7 @@ class RealtimeEngine final : public perfmodel::EventSink {
   std::uint64_t next_serial_ = 0;
   std::vector<std::uint64_t> aborts_;
   std::vector<std::uint64_t> pressured_;
+  std::vector<std::uint64_t> remote_firsts_;  // decode role: KV arrived, first token due with the next pass
   std::string scratch_;
   std::int64_t epoch_ns_ = 0;       // real time of virtual 0
   std::int64_t last_end_v_ = 0;     // virtual end of the last pass

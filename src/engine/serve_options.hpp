@@ -28,6 +28,12 @@ struct ServeOptions {
   double eos_mean_tokens = 256;     ///< Mean output length before EOS for requests without ignore_eos (0: no EOS).
   std::uint64_t seed = 0;           ///< Seed of the output-length model.
   double reasoning_fraction = 0.5;  ///< Reasoning models: share of the output sent as reasoning_content.
+  /// Disaggregated serving: "" (a whole engine), "prefill" (computes prompts and hands their KV
+  /// to a decode worker over the modelled link) or "decode" (admits a request with the prompt's
+  /// KV present once the modelled transfer is over, then generates).
+  std::string role;
+  std::string kv_transfer = "nixl";  ///< Prefill: the KV transfer backend (nixl, mooncake, mori, moriio).
+  std::string kv_link = "auto";      ///< Prefill: the link (auto, nvlink, scale-out).
   /// ServerOptions::flush_interval: output waits this long to share writes (default: 0 in real
   /// time, 1 ms in max-speed mode).
   std::chrono::microseconds flush_interval{-1};

@@ -52,6 +52,14 @@ const KvTransferBackend& FindKvTransferBackend(const std::string& name) {
   throw Bad("kv-p2p-transfer", "unknown KV transfer backend '" + name + "' (known: " + known + ")");
 }
 
+KvLink SelectKvLink(const HardwareSpec& hw, int total_gpus) {
+  // A rack-scale NVLink domain (NVL72) holding both roles moves the KV over NVLink; otherwise the
+  // roles are on different nodes and the KV crosses the scale-out network.
+  if (hw.domain_gpus > 8 && total_gpus <= hw.domain_gpus)
+    return KvLink{"nvlink", hw.link_bytes_per_s, hw.allreduce_latency_s};
+  return KvLink{hw.scale_out_kind, hw.scale_out_bytes_per_s, hw.scale_out_latency_s};
+}
+
 int DisaggDeployment::NumGpus() const {
   return PrefillGpus() + DecodeGpus();
 }
@@ -92,14 +100,7 @@ DisaggDeployment ResolveDisaggDeployment(const EngineData& data, const DisaggOpt
     throw Bad("decode", "both roles must serve one model (prefill " + d.prefill.model.name + ", decode " +
                             d.decode.model.name + ")");
   d.backend = FindKvTransferBackend(o.kv_transfer);
-  const HardwareSpec& hw = d.prefill.hardware;
-  // A rack-scale NVLink domain (NVL72) holding both roles moves the KV over NVLink; otherwise the
-  // roles are on different nodes and the KV crosses the scale-out network.
-  if (hw.domain_gpus > 8 && d.NumGpus() <= hw.domain_gpus) {
-    d.link = KvLink{"nvlink", hw.link_bytes_per_s, hw.allreduce_latency_s};
-  } else {
-    d.link = KvLink{hw.scale_out_kind, hw.scale_out_bytes_per_s, hw.scale_out_latency_s};
-  }
+  d.link = SelectKvLink(d.prefill.hardware, d.NumGpus());
   return d;
 }
 

@@ -34,6 +34,10 @@ struct KvLink {
   double latency_s = 0;    ///< Wire latency of one transfer.
 };
 
+/// The link KV crosses when `total_gpus` GPUs of kind `hw` serve both roles: the NVLink domain
+/// when one rack-scale domain (NVL72) holds them all, else the GPUs' scale-out RDMA NICs.
+KvLink SelectKvLink(const HardwareSpec& hw, int total_gpus);
+
 /// What a disaggregated deployment is made of (flags of `predict`, fields of a multi-node row).
 struct DisaggOptions {
   DeploymentOptions prefill;         ///< One prefill worker.
