@@ -7,7 +7,7 @@ import { chart, exportPng, renderCharts } from './charts.js';
 import { closeMenus, renderFilters } from './filters.js';
 import { esc, Y_METRICS, yMetric } from './format.js';
 import { renderHeadToHead, renderPickers } from './head_to_head.js';
-import { renderHistory } from './history.js';
+import { renderHistory, setRuns } from './history.js';
 import { filterQuery, parseState, stateQuery } from './state.js';
 
 performance.mark('infermark-start');
@@ -191,6 +191,7 @@ async function boot() {
   wireControls();
   drawFilters();
   renderPickers(meta, state);
+  setRuns(f.run);
   await refresh();
 }
 

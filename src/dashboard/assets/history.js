@@ -7,6 +7,12 @@ import { filterQuery, numberList } from './state.js';
 import { registerChart, whiteBackground } from './charts.js';
 
 let chart = null;
+let runLabels = new Map();
+
+/// Names runs in the table by their labels (the meta's run list) rather than their ids.
+export function setRuns(runs) {
+  runLabels = new Map((runs || []).map((r) => [String(r.id), r.label || r.key]));
+}
 
 /// Asks the API for the history at the state's interactivity and draws the chart and the table.
 export async function renderHistory(state) {
@@ -64,7 +70,7 @@ export async function renderHistory(state) {
   table.innerHTML = rows.length
     ? `<thead><tr><th>Series</th><th>Date</th><th>Run</th><th>${esc(y.label)} (${esc(y.unit)})</th><th>Change</th><th></th></tr></thead>
       <tbody>${rows.map((r) => `<tr class="${r.regression ? 'regression' : ''}"><td>${esc(r.series)}</td><td>${esc(r.date)}</td>
-      <td>${esc(r.run_id)}</td><td class="num">${r.y === null ? '–' : num(r.y)}</td>
+      <td>${esc(runLabels.get(String(r.run_id)) || r.run_id)}</td><td class="num">${r.y === null ? '–' : num(r.y)}</td>
       <td class="num">${r.change_pct === null || r.change_pct === undefined ? '' : `${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)} %`}</td>
       <td>${r.regression ? 'regression' : ''}</td></tr>`).join('')}</tbody>`
     : '<caption>No run reaches this interactivity with the current filters.</caption>';

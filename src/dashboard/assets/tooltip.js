@@ -6,7 +6,10 @@ function deployment(p) {
   const parts = [`tp${p.tp ?? '?'}`];
   if (p.ep && p.ep !== 1) parts.push(`ep${p.ep}`);
   if (p.dp_attn) parts.push('dp-attn');
-  if (p.disagg) parts.push(`disagg ${p.prefill_gpus ?? '?'}P+${p.decode_gpus ?? '?'}D GPUs`);
+  if (p.disagg) {
+    const pools = p.prefill_gpus && p.decode_gpus ? ` (${p.prefill_gpus} prefill + ${p.decode_gpus} decode GPUs)` : '';
+    parts.push(`disaggregated${pools}`);
+  }
   if (p.spec_decoding && p.spec_decoding !== 'none') parts.push(`spec ${p.spec_decoding}`);
   if (p.num_gpus) parts.push(`${p.num_gpus} GPUs`);
   return parts.join(' · ');

@@ -52,7 +52,8 @@ export const PREDICTED_PROVENANCE = {
   infermark_version: '0.9.0-fixture',
 };
 
-function aggRecord(run, p) {
+/// InferenceX's agg record of point `p` of `run` (provenance fields included).
+export function aggRecord(run, p) {
   const isl = 1024;
   const osl = 1024;
   const tpotS = 1 / p.intvty;
@@ -61,7 +62,8 @@ function aggRecord(run, p) {
   const record = {
     hw: p.hw, conc: p.conc, image: prov.image, model: MODEL, infmax_model_prefix: 'dsr1',
     framework: p.framework || 'vllm', precision: p.precision || 'fp8', spec_decoding: p.spec || 'none',
-    disagg: Boolean(p.disagg), isl, osl, is_multinode: false, tp: 8, ep: 1, dp_attention: 'false',
+    disagg: Boolean(p.disagg), isl, osl, is_multinode: false, ep: 1, dp_attention: 'false',
+    tp: p.tp || 8,
     tput_per_gpu: p.tput, output_tput_per_gpu: p.tput / 2, input_tput_per_gpu: p.tput / 2,
     median_ttft: 0.2, mean_ttft: 0.2, p90_ttft: 0.25, p99_ttft: 0.3,
     median_tpot: tpotS, mean_tpot: tpotS, median_intvty: p.intvty, mean_intvty: p.intvty,
@@ -76,17 +78,20 @@ function aggRecord(run, p) {
   return record;
 }
 
-/// Writes every run's records under `dir` and stores them in `db` with `binary`.
-export function buildStore(binary, dir, db) {
-  for (const run of RUNS) {
-    const runDir = path.join(dir, run.key);
-    fs.mkdirSync(runDir, { recursive: true });
-    for (const p of run.points) {
-      const name = `agg_dsr1_1k1k_${p.hw}_${p.framework || 'vllm'}_conc${p.conc}.json`;
-      fs.writeFileSync(path.join(runDir, name), JSON.stringify(aggRecord(run, p), null, 1));
-    }
-    const args = ['results', 'ingest', '--db', db, '--run', run.key, '--label', run.label, runDir];
-    if (run.predicted) args.push('--predicted');
-    execFileSync(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+/// Writes `run`'s records under `dir` and stores them in `db` as one run with `binary`.
+export function ingestRun(binary, dir, db, run) {
+  const runDir = path.join(dir, run.key);
+  fs.mkdirSync(runDir, { recursive: true });
+  for (const p of run.points) {
+    const name = `agg_dsr1_1k1k_${p.hw}_${p.framework || 'vllm'}_${p.precision || 'fp8'}_tp${p.tp || 8}_conc${p.conc}.json`;
+    fs.writeFileSync(path.join(runDir, name), JSON.stringify(aggRecord(run, p), null, 1));
   }
+  const args = ['results', 'ingest', '--db', db, '--run', run.key, '--label', run.label, runDir];
+  if (run.predicted) args.push('--predicted');
+  execFileSync(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/// Stores every run of the fixture in `db` (records written under `dir`).
+export function buildStore(binary, dir, db) {
+  for (const run of RUNS) ingestRun(binary, dir, db, run);
 }
