@@ -12,8 +12,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -201,6 +203,41 @@ int KillRecordedGroups(const std::string& file) {
   in.close();
   std::remove(file.c_str());
   return killed;
+}
+
+int KillMarkedProcesses(const std::vector<std::string>& marks) {
+  if (marks.empty()) return 0;
+  std::set<std::string> wanted;
+  for (const auto& m : marks) wanted.insert(std::string(kRowMarkVariable) + "=" + m);
+  const pid_t self = getpid();
+  std::vector<pid_t> killed;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    if (pid == self) continue;
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    for (std::string var; std::getline(in, var, '\0');) {
+      if (wanted.count(var) != 0) {
+        if (kill(pid, SIGKILL) == 0) killed.push_back(pid);
+        break;
+      }
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (const pid_t pid : killed) {
+    while (std::chrono::steady_clock::now() < deadline) {
+      // Gone, or a zombie: it holds no port or file any more.
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      std::string line;
+      std::getline(stat, line);
+      const auto close = line.rfind(')');
+      if (close == std::string::npos || line.size() <= close + 2 || line[close + 2] == 'Z') break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  return static_cast<int>(killed.size());
 }
 
 void BecomeSubreaper() {

@@ -61,6 +61,15 @@ void RecordGroup(const std::string& file, pid_t pgid);
 /// start time, so a reused pid is left alone), then removes the file. Returns how many it killed.
 int KillRecordedGroups(const std::string& file);
 
+/// The variable every process of a row carries (its value names the row: the row's groups file),
+/// inherited by everything they start, so a later run finds the row's processes even when the
+/// sweep was killed before it could record their group.
+inline constexpr const char* kRowMarkVariable = "INFERMARK_ROW";
+
+/// Kills (SIGKILL) every process but this one whose environment has kRowMarkVariable set to one of
+/// `marks`, scanning /proc once, and waits up to 5 s for them to be gone. Returns how many it killed.
+int KillMarkedProcesses(const std::vector<std::string>& marks);
+
 /// Makes this process adopt the orphans of its descendants (Linux child subreaper), so that a
 /// server whose launcher exited is still reaped here rather than left a zombie.
 void BecomeSubreaper();

@@ -56,6 +56,12 @@ void CollectScriptLog(const RowPlan& plan) {
   if (fs::exists(plan.server_log, ec)) fs::rename(plan.server_log, fs::path(plan.log_dir) / "server.log", ec);
 }
 
+// `spec` with the row's mark in its environment (kRowMarkVariable), which its descendants inherit.
+SpawnSpec Marked(SpawnSpec spec, const std::string& mark) {
+  spec.env.emplace_back(kRowMarkVariable, mark);
+  return spec;
+}
+
 }  // namespace
 
 const char* StatusName(RowStatus status) {
@@ -98,12 +104,13 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
   // Groups a sweep killed with SIGKILL left running would hold the port: end them first.
   const std::string groups_file = (fs::path(plan.log_dir) / "groups").string();
   KillRecordedGroups(groups_file);
+  KillMarkedProcesses({groups_file});
   // Power is sampled from before the server starts until the row has ended (InferenceX's monitor).
   std::optional<RowTelemetrySession> telemetry;
   if (plan.telemetry) telemetry.emplace(*plan.telemetry);
   std::optional<ProcessGroup> server;
   try {
-    server.emplace(plan.server);
+    server.emplace(Marked(plan.server, groups_file));
     RecordGroup(groups_file, server->pid());
   } catch (const std::exception& e) {
     return finish(RowStatus::kFailed, e.what());
@@ -155,7 +162,7 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
   } else {
     std::optional<ProcessGroup> client;
     try {
-      client.emplace(*plan.client);
+      client.emplace(Marked(*plan.client, groups_file));
       RecordGroup(groups_file, client->pid());
     } catch (const std::exception& e) {
       status = RowStatus::kFailed;

@@ -101,7 +101,13 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
   if (!problems.empty()) throw InputError(std::move(problems));
   // A sweep killed with SIGKILL leaves its row's processes running; end them before anything
   // else, so that none writes a result or holds the port while this sweep goes on.
-  for (const auto& plan : plans) KillRecordedGroups((fs::path(plan.log_dir) / "groups").string());
+  std::vector<std::string> marks;
+  for (const auto& plan : plans) {
+    marks.push_back((fs::path(plan.log_dir) / "groups").string());
+    KillRecordedGroups(marks.back());
+  }
+  // Processes started in the instant before their group was recorded carry the row's mark.
+  KillMarkedProcesses(marks);
   const RowExecutor run = settings.executor ? settings.executor : RowExecutor(&RunRowLocally);
   SweepSummary summary;
   Progress progress(settings.progress != nullptr ? settings.progress : stderr, static_cast<int>(plans.size()),
