@@ -21,8 +21,9 @@ let frontiers = { intvty: [], e2el: [] };
 let generation = 0;
 
 /// What the browser tests and the page benchmark read: the state, the charts, whether the page
-/// is idle (every view drawn for the current state), and the time to the first chart render.
-const hooks = { state, chart, idle: false, renders: 0, firstChartMs: null, errors: [] };
+/// is idle (every view drawn for the current state), and the times (ms from navigation start) to
+/// the first points and frontiers received and to the first chart render.
+const hooks = { state, chart, idle: false, renders: 0, firstDataMs: null, firstChartMs: null, errors: [] };
 window.infermark = hooks;
 
 function setStatus(text, isError = false) {
@@ -92,6 +93,10 @@ async function refresh() {
     return;
   }
   if (gen !== generation) return;
+  if (hooks.firstDataMs === null) {
+    performance.mark('infermark-first-data');
+    hooks.firstDataMs = performance.getEntriesByName('infermark-first-data')[0].startTime;
+  }
   points = body[0].points;
   frontiers = { intvty: body[1].series, e2el: body[2].series };
   if (notePresence(points)) drawFilters();

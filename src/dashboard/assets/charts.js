@@ -137,11 +137,14 @@ export function renderCharts(points, frontiers, state) {
   const y = yMetric(state.y);
   const names = points.map((p) => p.series);
   const colour = colourMap(names);
+  const agenticOnly = points.length > 0 && points.every((p) => p.agentic);
   for (const [name, axis] of Object.entries(X_AXES)) {
     const chart = charts[name] || makeChart(name, document.getElementById(`chart-${name}`));
     chart.$yKey = y.key;
     chart.data.datasets = datasetsFor(points, frontiers[name] || [], axis.key, y.key, colour, state.hide, state.optimal);
-    chart.options.scales.x.title.text = `${axis.label} (${axis.unit})`;
+    // Agentic points alone: their interactivity is the P50 E2E-normalized one.
+    const xLabel = agenticOnly && name === 'intvty' ? 'P50 E2E-normalized interactivity' : axis.label;
+    chart.options.scales.x.title.text = `${xLabel} (${axis.unit})`;
     chart.options.scales.y.title.text = `${y.label} (${y.unit})`;
     const title = `${y.label} vs ${axis.label.toLowerCase()}`;
     chart.options.plugins.title.text = title;

@@ -258,6 +258,9 @@ test('shared address: a new tab opens the same view', async () => {
   await page.select('#y-metric', 'cost_per_m_tokens');
   await idle();
   await setFilter('kind', 'measured', true);
+  await page.click('.legend-item[data-series="h100 · vllm · fp8"]');
+  assert.equal(await page.evaluate(() => window.infermark.chart('intvty').data.datasets
+    .find((d) => d.label === 'h100 · vllm · fp8').hidden), true);
   const shared = page.url();
   const before = { count: await text('#point-count'), h2h: await tableRows('#h2h-table') };
   const other = await browser.newPage();
@@ -273,6 +276,10 @@ test('shared address: a new tab opens the same view', async () => {
   assert.equal(before.count, '13 points (13 measured, 0 predicted)');
   assert.deepEqual(await other.$$eval('#h2h-table tr', (rows) => rows.map((r) => [...r.children].map((c) => c.innerText.trim()))),
     before.h2h);
+  assert.deepEqual(await other.$$eval('.legend-item.off', (items) => items.map((i) => i.innerText.trim())),
+    ['h100 · vllm · fp8']);
+  assert.equal(await other.evaluate(() => window.infermark.chart('intvty').data.datasets
+    .find((d) => d.label === 'h100 · vllm · fp8').hidden), true);
   assert.equal(other.url(), shared);
   await other.screenshot({ path: path.join(screens, '08-shared-url.png'), fullPage: true });
   await other.close();
