@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "core/diagnostic.hpp"
+#include "core/field_reader.hpp"
+#include "core/yaml_node.hpp"
+#include "perfmodel/spec_reading.hpp"
 
 namespace infermark::perfmodel {
 namespace {
@@ -27,18 +31,35 @@ Deployment ResolveRole(const EngineData& data, const DeploymentOptions& options,
 
 }  // namespace
 
+std::vector<KvTransferBackend> LoadKvTransferFile(const std::string& path) {
+  const YamlDocument doc = LoadYamlFile(path);
+  std::vector<Diagnostic> problems;
+  std::vector<KvTransferBackend> out;
+  if (doc.root.kind != YamlKind::kMapping) {
+    ReadContext ctx{&doc.file, "", &problems};
+    ctx.Report(&doc.root, "", "expected a mapping of KV transfer backend names to their figures");
+    throw InputError(problems);
+  }
+  for (const auto& [key, value] : doc.root.entries) {
+    ReadContext ctx{&doc.file, key.text, &problems};
+    FieldReader r(ctx, value, "");
+    KvTransferBackend b;
+    b.name = Lower(key.text);
+    b.efficiency = Fraction(r, "efficiency", Need::kRequired, 1.0);
+    const auto overhead = r.Float("overhead_ms", Need::kRequired);
+    if (overhead && !(*overhead >= 0)) ctx.Report(r.Get("overhead_ms"), "overhead_ms", "must be 0 or more");
+    b.overhead_s = overhead.value_or(0) * 1e-3;
+    b.reasoning = r.String("description", Need::kRequired, 1).value_or("");
+    r.RejectUnknown();
+    out.push_back(std::move(b));
+  }
+  if (!problems.empty()) throw InputError(problems);
+  return out;
+}
+
 const std::vector<KvTransferBackend>& KvTransferBackends() {
-  // Priors, not measurements: RDMA engines that post one-sided writes of whole KV blocks reach
-  // most of a 400 Gb/s NIC's line rate on large messages, and each request pays a metadata
-  // exchange and a completion notification on top of the wire time.
-  static const std::vector<KvTransferBackend> kBackends = {
-      {"nixl", 0.85, 0.5e-3,
-       "NVIDIA NIXL over UCX (Dynamo, llm-d): block-list RDMA writes, one notification per request"},
-      {"mooncake", 0.80, 1.0e-3,
-       "Mooncake transfer engine (SGLang, vLLM): batched RDMA writes through its own engine and metadata service"},
-      {"mori", 0.80, 0.5e-3, "AMD MoRI-IO (ROCm vLLM/SGLang, ATOM): RDMA writes over AINIC/ConnectX, GPU-initiated"},
-      {"moriio", 0.80, 0.5e-3, "AMD MoRI-IO (ROCm vLLM/SGLang, ATOM): RDMA writes over AINIC/ConnectX, GPU-initiated"},
-  };
+  static const std::vector<KvTransferBackend> kBackends =
+      LoadKvTransferFile((std::filesystem::path(DefaultEngineData().dir) / "kv_transfer.yaml").string());
   return kBackends;
 }
 

@@ -13,15 +13,19 @@
 
 namespace infermark::perfmodel {
 
-/// A KV transfer backend's figures on the link (priors: no measurement of ours yet).
+/// A KV transfer backend's figures on the link (data/engine/kv_transfer.yaml; priors, no
+/// measurement of ours yet).
 struct KvTransferBackend {
   std::string name;       ///< `nixl`, `mooncake`, `mori`, `moriio`.
   double efficiency = 1;  ///< Fraction of the link's bandwidth one transfer reaches.
   double overhead_s = 0;  ///< Per-request cost beyond the wire: metadata exchange, completion notification.
-  std::string reasoning;  ///< Where the prior comes from.
+  std::string reasoning;  ///< What the backend is (the file's description).
 };
 
-/// The backends known, by name.
+/// Reads a KV transfer backend file (kv_transfer.yaml); throws InputError listing every problem.
+std::vector<KvTransferBackend> LoadKvTransferFile(const std::string& path);
+
+/// The backends of the default engine data folder's kv_transfer.yaml (read once).
 const std::vector<KvTransferBackend>& KvTransferBackends();
 
 /// A backend by name (case-insensitive); throws InputError listing the known ones.
