@@ -1,7 +1,8 @@
 // `infermark gpu probe`: times HBM streams, GEMMs at the built-in models' shapes, grouped GEMMs at
 // their MoE shapes and launch overheads on this host's GPU through libinfermark_gpu_probe.so (opened
 // at run time: infermark links no CUDA), samples power with NVML meanwhile, and writes a hardware
-// profile. `infermark gpu profile-diff A B` prints how far two profiles' figures differ.
+// profile; with --collectives also NCCL collectives over the host's GPUs at the models' message
+// sizes (NCCL opened at run time too). `infermark gpu profile-diff A B` prints how far two profiles' figures differ.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -27,10 +28,13 @@
 #include "core/file_io.hpp"
 #include "core/host.hpp"
 #include "core/json_text.hpp"
+#include "core/subprocess.hpp"
 #include "core/version.hpp"
 #include "gpu/nvml.hpp"
 #include "gpu/power_sampler.hpp"
 #include "gpu/probe_library.hpp"
+#include "perfmodel/collective_shapes.hpp"
+#include "perfmodel/efficiency.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/hardware.hpp"
 #include "perfmodel/hardware_profile.hpp"
@@ -55,6 +59,9 @@ struct ProbeFlags {
   int rounds = 20;
   int device = 0;
   std::string power_csv;
+  bool collectives = false;
+  bool collectives_only = false;
+  std::vector<int> gpus = {1, 2, 4, 8};
 };
 
 [[noreturn]] void BadFlag(const std::string& flag, const std::string& rule) {
@@ -338,7 +345,119 @@ std::string CommandLine(const ProbeFlags& f) {
   if (f.quick) out += " --quick";
   out += " --repeats " + std::to_string(f.repeats) + " --rounds " + std::to_string(f.rounds) + " --device " +
          std::to_string(f.device);
+  if (f.collectives_only) {
+    out += " --collectives-only --gpus " + list(f.gpus);
+  } else if (f.collectives) {
+    out += " --collectives --gpus " + list(f.gpus);
+  }
   return out;
+}
+
+// ---- Collectives ------------------------------------------------------------------------------
+
+// libnccl.so.2: $NCCL_LIBRARY, else the one PyTorch's NCCL wheel installed beside python3.
+std::string FindNccl() {
+  if (const char* env = std::getenv("NCCL_LIBRARY"); env != nullptr && *env != '\0') {
+    if (!fs::exists(env))
+      throw gpu::ProbeUnavailable(std::string("NCCL_LIBRARY names ") + env + ", which does not exist");
+    return env;
+  }
+  const char* script =
+      "import glob, os\n"
+      "try:\n"
+      "    import nvidia.nccl as n\n"
+      "except ImportError:\n"
+      "    raise SystemExit(0)\n"
+      "for p in n.__path__:\n"
+      "    for f in sorted(glob.glob(os.path.join(p, '**', 'libnccl.so*'), recursive=True)):\n"
+      "        print(f)\n"
+      "        raise SystemExit(0)\n";
+  try {
+    const ProcessResult r = RunCapture({"python3", "-c", script});
+    const std::string path = r.out.substr(0, r.out.find('\n'));
+    if (r.exit_code == 0 && !path.empty() && fs::exists(path)) return path;
+  } catch (const std::runtime_error&) {
+  }
+  throw gpu::ProbeUnavailable(
+      "--collectives needs NCCL (libnccl.so.2): set NCCL_LIBRARY to its path, or install PyTorch's NCCL wheel "
+      "(nvidia-nccl-cu12 or nvidia-nccl-cu13) for python3");
+}
+
+// The probe's collective tests: every distinct (op, bytes) the chosen models exchange.
+struct CollectivePlan {
+  std::vector<perfmodel::CollectiveShape> shapes;
+  Json tests = Json::array();
+};
+
+CollectivePlan PlanCollectives(const std::vector<perfmodel::ModelSpec>& models, bool quick) {
+  CollectivePlan plan;
+  std::set<std::pair<std::string, std::int64_t>> unique;
+  for (const perfmodel::ModelSpec& model : models) {
+    for (const perfmodel::CollectiveShape& s :
+         perfmodel::CollectiveShapes(model, DecodeBatches(quick), kPrefillTokens)) {
+      if (unique.insert({s.op, s.bytes}).second) plan.tests.push_back({{"op", s.op}, {"bytes", s.bytes}});
+      plan.shapes.push_back(s);
+    }
+  }
+  return plan;
+}
+
+// The profile's scale_up section from the probe's `collectives` result.
+perfmodel::ScaleUpProfile ScaleUpFrom(const Json& c) {
+  perfmodel::ScaleUpProfile out;
+  out.nccl_version = Text(c, "nccl_version");
+  out.nvls = c.value("nvls", false);
+  std::set<std::string> reported;
+  for (const Json& r : c.value("runs", Json::array())) {
+    if (r.contains("error")) {
+      const std::string line = std::to_string(static_cast<int>(Number(r, "gpus"))) + " GPUs: " + Text(r, "error");
+      if (reported.insert(line).second) std::fprintf(stderr, "infermark: collectives over %s\n", line.c_str());
+      continue;
+    }
+    perfmodel::ProbedCollective p;
+    p.op = Text(r, "op");
+    p.gpus = static_cast<int>(Number(r, "gpus"));
+    p.bytes = static_cast<std::int64_t>(Number(r, "bytes"));
+    p.seconds = Number(r, "seconds");
+    p.spread = Number(r, "spread");
+    p.graph = r.value("graph", false);
+    if (p.seconds <= 0) continue;
+    p.bus_bytes_per_s = static_cast<double>(p.bytes) / p.seconds * perfmodel::BusFactor(p.op, p.gpus);
+    out.collectives.push_back(p);
+  }
+  for (const Json& n : c.value("skipped", Json::array()))
+    std::fprintf(stderr, "infermark: collectives over %d GPUs not run: %d GPUs here\n", n.get<int>(),
+                 static_cast<int>(Number(c, "devices")));
+  return out;
+}
+
+// Each measurement beside the step-time model's cost of it (the catalog's figures for `hardware`,
+// the default link fraction and latency priors).
+void PrintCollectives(const perfmodel::ScaleUpProfile& s, const std::string& hardware) {
+  std::optional<perfmodel::HardwareSpec> hw;
+  try {
+    for (const perfmodel::HardwareSpec& h :
+         perfmodel::LoadHardwareFile((fs::path(perfmodel::EngineDataDir()) / "hardware.yaml").string()))
+      if (h.name == hardware) hw = h;
+  } catch (const InputError&) {
+    hw.reset();
+  }
+  std::printf("  NCCL %s, NVLink multicast %s; model: %s scale-up figures, link fraction %.2f\n",
+              s.nccl_version.c_str(), s.nvls ? "on" : "off", hw ? hardware.c_str() : "(no catalog hardware)",
+              perfmodel::EfficiencyFactors{}.link_bw_fraction);
+  std::printf("  %-15s %4s %12s %11s %10s %11s %10s\n", "collective", "gpus", "bytes", "measured us", "bus GB/s",
+              "model us", "model/meas");
+  for (const perfmodel::ProbedCollective& c : s.collectives) {
+    const double model =
+        hw ? perfmodel::ModelCollectiveSeconds(*hw, perfmodel::EfficiencyFactors{}, c.op, c.gpus, double(c.bytes)) : -1;
+    char model_text[32] = "-", ratio[32] = "-";
+    if (model > 0) {
+      std::snprintf(model_text, sizeof model_text, "%.2f", model * 1e6);
+      std::snprintf(ratio, sizeof ratio, "%.2f", model / c.seconds);
+    }
+    std::printf("  %-15s %4d %12lld %11.2f %10.1f %11s %10s\n", c.op.c_str(), c.gpus, static_cast<long long>(c.bytes),
+                c.seconds * 1e6, c.bus_bytes_per_s / 1e9, model_text, ratio);
+  }
 }
 
 void PrintSummary(const HardwareProfile& p, std::size_t failed) {
@@ -369,8 +488,13 @@ int RunProbe(const ProbeFlags& f) {
   if (f.rounds < 1 || f.rounds > f.repeats) BadFlag("--rounds", "must be in 1..--repeats");
   for (const int tp : f.tp)
     if (tp < 1 || tp > 64) BadFlag("--tp", "each degree must be in 1..64");
+  for (const int n : f.gpus)
+    if (n < 1 || n > 64) BadFlag("--gpus", "each GPU count must be in 1..64");
+  const bool collectives = f.collectives || f.collectives_only;
   const std::vector<perfmodel::ModelSpec> models = Models(f.models);
-  GemmPlan plan = PlanGemms(models, f.tp, f.quick);
+  GemmPlan plan = f.collectives_only ? GemmPlan{} : PlanGemms(models, f.tp, f.quick);
+  const CollectivePlan coll = collectives ? PlanCollectives(models, f.quick) : CollectivePlan{};
+  const std::string nccl = collectives ? FindNccl() : std::string();
   const gpu::ProbeLibrary library(gpu::ProbeLibrary::DefaultPath());
 
   // Power and clocks at 10 Hz while the probe runs, when NVML is there.
@@ -389,11 +513,19 @@ int RunProbe(const ProbeFlags& f) {
     sampler.reset();
   }
 
-  const Json request = {{"device", f.device}, {"repeats", f.repeats}, {"rounds", f.rounds},
-                        {"warmup", 3},        {"hbm", true},          {"peak", true},
-                        {"launch", true},     {"verbose", true},      {"gemms", plan.requests}};
+  const bool single = !f.collectives_only;
+  Json request = {{"device", f.device}, {"repeats", f.repeats}, {"rounds", f.rounds},
+                  {"warmup", 3},        {"hbm", single},        {"peak", single},
+                  {"launch", single},   {"verbose", true},      {"gemms", plan.requests}};
   std::fprintf(stderr, "infermark: probing with %s: %zu GEMM shapes for %zu entries\n", library.path().c_str(),
                plan.requests.size(), plan.entries.size());
+  if (collectives) {
+    // NVLink multicast stays off (NCCL_NVLS_ENABLE=0): on shared hosts it can take the GPUs out of service.
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    request["collectives"] = {{"nccl_library", nccl}, {"gpu_counts", f.gpus}, {"tests", coll.tests}};
+    std::fprintf(stderr, "infermark: collectives with %s: %zu sizes over %zu GPU counts\n", nccl.c_str(),
+                 coll.tests.size(), f.gpus.size());
+  }
   Json result;
   try {
     result = library.Run(request);
@@ -484,8 +616,11 @@ int RunProbe(const ProbeFlags& f) {
   for (const Json& note : result.value("notes", Json::array()))
     if (note.is_string()) std::fprintf(stderr, "infermark: note: %s\n", note.get<std::string>().c_str());
 
+  if (result.contains("collectives")) p.scale_up = ScaleUpFrom(result["collectives"]);
+
   WriteFileAtomic(f.out, FormatHardwareProfile(p));
-  PrintSummary(p, failed);
+  if (single) PrintSummary(p, failed);
+  if (collectives) PrintCollectives(p.scale_up, p.hardware);
   std::printf("wrote %s\n", f.out.c_str());
   return kExitOk;
 }
@@ -560,6 +695,16 @@ void AddGpuProbeCommands(CLI::App& app, CommandResult& result) {
       ->capture_default_str();
   probe->add_option("--device", f->device, "CUDA device index")->capture_default_str();
   probe->add_option("--power-csv", f->power_csv, "Power samples written (default: OUT.power.csv)");
+  probe->add_flag("--collectives", f->collectives,
+                  "Also time NCCL all-reduce, all-gather, reduce-scatter and all-to-all over --gpus GPUs at the "
+                  "models' message sizes (needs libnccl.so.2: NCCL_LIBRARY, else PyTorch's NCCL wheel for python3)");
+  probe->add_flag("--collectives-only", f->collectives_only,
+                  "Time the collectives alone (no HBM, GEMM or launch tests)");
+  probe
+      ->add_option("--gpus", f->gpus,
+                   "Communicator sizes for --collectives, comma-separated (default 1,2,4,8; "
+                   "those above the host's GPU count are skipped)")
+      ->delimiter(',');
   probe->callback([f, &result] { result.exit_code = RunProbe(*f); });
 
   auto files = std::make_shared<std::vector<std::string>>();

@@ -70,6 +70,12 @@ std::string GemmLine(const ProbedGemm& g) {
   return line + "}\n";
 }
 
+std::string CollectiveLine(const ProbedCollective& c) {
+  return "    - {op: " + Text(c.op) + ", gpus: " + std::to_string(c.gpus) + ", bytes: " + std::to_string(c.bytes) +
+         ", latency_us: " + Number(c.seconds / kMicro) + ", bus_bw_gb_s: " + Number(c.bus_bytes_per_s / kGiga) +
+         ", spread: " + Number(c.spread) + ", graph: " + (c.graph ? "true" : "false") + "}\n";
+}
+
 std::string PowerLine(const ProbedPower& p) {
   return "  - {test: " + Text(p.test) + ", power_w: " + Number(p.avg_power_w) +
          ", sm_clock_mhz: " + Number(p.sm_clock_mhz) + ", mem_clock_mhz: " + Number(p.mem_clock_mhz) + "}\n";
@@ -133,6 +139,30 @@ ProbedGemm ReadGemm(const ReadContext& ctx, const YamlNode& node, const std::str
   return g;
 }
 
+ProbedCollective ReadCollective(const ReadContext& ctx, const YamlNode& node, const std::string& path) {
+  FieldReader r(ctx, node, path);
+  ProbedCollective c;
+  c.op = r.Choice("op", Need::kRequired, {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}).value_or("");
+  c.gpus = SmallInt(r, "gpus", Need::kRequired, 1);
+  c.bytes = r.Int("bytes", Need::kRequired, 1).value_or(1);
+  c.seconds = PositiveNumber(r, "latency_us", Need::kRequired) * kMicro;
+  c.bus_bytes_per_s = NonNegative(r, "bus_bw_gb_s", Need::kRequired) * kGiga;
+  c.spread = NonNegative(r, "spread", Need::kDefaulted);
+  c.graph = r.Bool("graph", Need::kDefaulted).value_or(false);
+  r.RejectUnknown();
+  return c;
+}
+
+void ReadScaleUp(const ReadContext& ctx, FieldReader& s, ScaleUpProfile& out) {
+  out.nccl_version = s.String("nccl", Need::kRequired, 1).value_or("");
+  out.nvls = s.Bool("nvls", Need::kRequired).value_or(false);
+  if (const YamlNode* list = s.List("collectives", Need::kRequired)) {
+    for (std::size_t i = 0; i < list->items.size(); ++i)
+      out.collectives.push_back(ReadCollective(ctx, list->items[i], "scale_up.collectives[" + std::to_string(i) + "]"));
+  }
+  s.RejectUnknown();
+}
+
 ProbedPower ReadPower(const ReadContext& ctx, const YamlNode& node, const std::string& path) {
   FieldReader r(ctx, node, path);
   ProbedPower p;
@@ -145,6 +175,15 @@ ProbedPower ReadPower(const ReadContext& ctx, const YamlNode& node, const std::s
 }
 
 }  // namespace
+
+std::vector<const ProbedCollective*> ScaleUpProfile::Sizes(const std::string& op, int gpus) const {
+  std::vector<const ProbedCollective*> out;
+  for (const ProbedCollective& c : collectives)
+    if (c.op == op && c.gpus == gpus) out.push_back(&c);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ProbedCollective* a, const ProbedCollective* b) { return a->bytes < b->bytes; });
+  return out;
+}
 
 double ProbedGemm::Bytes() const {
   const double problems = std::max(experts, 1);
@@ -207,6 +246,16 @@ std::string FormatHardwareProfile(const HardwareProfile& p) {
     out += "power:\n";
     for (const ProbedPower& w : p.power) out += PowerLine(w);
   }
+  if (!p.scale_up.collectives.empty()) {
+    out +=
+        "# Collectives: NCCL over the host's GPUs, one process; bytes as nccl-tests count them, latency_us = median\n";
+    out += "# time of one call, bus_bw_gb_s = NCCL's bus bandwidth (0 for one GPU).\n";
+    out += "scale_up:\n";
+    out += "  nccl: " + Text(p.scale_up.nccl_version) + "\n";
+    out += std::string("  nvls: ") + (p.scale_up.nvls ? "true" : "false") + "\n";
+    out += "  collectives:\n";
+    for (const ProbedCollective& c : p.scale_up.collectives) out += CollectiveLine(c);
+  }
   return out;
 }
 
@@ -261,6 +310,10 @@ HardwareProfile LoadHardwareProfile(const std::string& path) {
   if (const YamlNode* list = r.List("power", Need::kDefaulted)) {
     for (std::size_t i = 0; i < list->items.size(); ++i)
       p.power.push_back(ReadPower(ctx, list->items[i], "power[" + std::to_string(i) + "]"));
+  }
+  if (const YamlNode* n = r.Mapping("scale_up", Need::kDefaulted)) {
+    FieldReader s(ctx, *n, "scale_up");
+    ReadScaleUp(ctx, s, p.scale_up);
   }
   r.RejectUnknown();
   if (!problems.empty()) throw InputError(problems);

@@ -42,6 +42,27 @@ struct ProbedPower {
   double mem_clock_mhz = 0;  ///< Median memory clock, MHz.
 };
 
+/// One NCCL collective the probe timed at one message size over one GPU count.
+struct ProbedCollective {
+  std::string op;              ///< `all_reduce`, `all_gather`, `reduce_scatter` or `all_to_all`.
+  int gpus = 1;                ///< Ranks of the communicator (one per GPU of one host).
+  std::int64_t bytes = 0;      ///< Message size, nccl-tests' convention (collective_shapes.hpp).
+  double seconds = 0;          ///< Median time of one call.
+  double bus_bytes_per_s = 0;  ///< NCCL's bus bandwidth: bytes / seconds × BusFactor (0 for one GPU).
+  double spread = 0;           ///< (p90 − p10) / median over the timed batches.
+  bool graph = false;          ///< Whether the calls were replayed from CUDA graphs.
+};
+
+/// What `infermark gpu probe --collectives` measured over the GPUs of one host.
+struct ScaleUpProfile {
+  std::string nccl_version;                   ///< NCCL's version (`2.27.7`); "" = no collectives measured.
+  bool nvls = false;                          ///< Whether NVLink multicast (NVLS) was allowed (the probe turns it off).
+  std::vector<ProbedCollective> collectives;  ///< Every op, GPU count and size timed.
+
+  /// The entries of `op` over `gpus` GPUs, smallest message first.
+  [[nodiscard]] std::vector<const ProbedCollective*> Sizes(const std::string& op, int gpus) const;
+};
+
 /// Everything one probe run measured on one GPU.
 struct HardwareProfile {
   int version = 1;                 ///< Format version (1).
@@ -71,6 +92,7 @@ struct HardwareProfile {
 
   std::vector<ProbedGemm> gemms;   ///< GEMMs and grouped GEMMs at model shapes.
   std::vector<ProbedPower> power;  ///< Power and clocks per test.
+  ScaleUpProfile scale_up;         ///< Collectives over the host's GPUs (empty unless probed with --collectives).
   std::string path;                ///< File it was read from.
 };
 

@@ -16,6 +16,44 @@ std::string Figure(const char* what, double from, double to, double scale, const
   return buf;
 }
 
+// The collective terms, from NCCL measured over the deployment's GPU count: the smallest message's
+// time replaces the latency prior, and the largest message's bus bandwidth sets the scale-up
+// bandwidth (scaled by the distance from the reference's figure, or replacing the datasheet) from
+// the collective that carries the deployment's traffic: all-to-all under expert parallelism with
+// data-parallel attention, else the all-reduce.
+void ApplyScaleUp(Deployment& d, const HardwareProfile& p, const HardwareProfile* ref, ProfileAdjustment& out) {
+  HardwareSpec& hw = d.hardware;
+  if (d.tp <= 1 || d.tp > hw.domain_gpus) return;
+  const bool experts = d.dp_attention && d.ep > 1;
+  auto latency = [&](const char* op, double& prior, double fitted_us, const char* what) {
+    const std::vector<const ProbedCollective*> sizes = p.scale_up.Sizes(op, d.tp);
+    if (sizes.empty()) return;
+    std::string line = Figure(what, prior, sizes.front()->seconds, 1e-6, "us");
+    if (fitted_us >= 0) {
+      char kept[96];
+      std::snprintf(kept, sizeof kept, " (the calibrated %.3g us stays in force)", fitted_us);
+      line += kept;
+    }
+    out.changes.push_back(line);
+    prior = sizes.front()->seconds;
+  };
+  latency("all_reduce", hw.allreduce_latency_s, d.efficiency.allreduce_latency_us, "all-reduce latency prior");
+  latency("all_to_all", hw.alltoall_latency_s, d.efficiency.alltoall_latency_us, "all-to-all latency prior");
+  const char* carrier = experts && !p.scale_up.Sizes("all_to_all", d.tp).empty() ? "all_to_all" : "all_reduce";
+  const std::vector<const ProbedCollective*> sizes = p.scale_up.Sizes(carrier, d.tp);
+  if (sizes.empty()) return;
+  const std::vector<const ProbedCollective*> reference =
+      ref != nullptr ? ref->scale_up.Sizes(carrier, d.tp) : std::vector<const ProbedCollective*>{};
+  const double measured = sizes.back()->bus_bytes_per_s;
+  if (measured <= 0) return;
+  const double to = reference.empty() || reference.back()->bus_bytes_per_s <= 0
+                        ? measured
+                        : hw.link_bytes_per_s * measured / reference.back()->bus_bytes_per_s;
+  out.changes.push_back(Figure((std::string("scale-up bandwidth (") + carrier + " bus bandwidth)").c_str(),
+                               hw.link_bytes_per_s, to, 1e9, "GB/s"));
+  hw.link_bytes_per_s = to;
+}
+
 }  // namespace
 
 ProfileAdjustment ApplyHardwareProfile(Deployment& d, const HardwareProfile& p, const HardwareProfile* ref) {
@@ -48,6 +86,7 @@ ProfileAdjustment ApplyHardwareProfile(Deployment& d, const HardwareProfile& p, 
         Figure("kernel_overhead_us (floor: a CUDA-graph node)", d.efficiency.kernel_overhead_us, node_us, 1, "us"));
     d.efficiency.kernel_overhead_us = node_us;
   }
+  ApplyScaleUp(d, p, ref, out);
   d.efficiency_source += " + hardware profile " + p.path;
   return out;
 }

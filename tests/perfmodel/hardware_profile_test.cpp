@@ -269,5 +269,71 @@ TEST(HardwareProfileDiff, SortsFiguresIntoCategoriesAndFlagsAnotherAlgorithm) {
   }
 }
 
+HardwareProfile WithCollectives() {
+  HardwareProfile p = Sample();
+  p.scale_up.nccl_version = "2.27.7";
+  p.scale_up.collectives.push_back({"all_reduce", 8, 14336, 1.83e-5, 1.37e9, 0.012, true});
+  p.scale_up.collectives.push_back({"all_to_all", 8, 117440512, 4.1e-4, 2.5e11, 0.004, false});
+  p.scale_up.collectives.push_back({"all_reduce", 1, 14336, 6.2e-6, 0, 0.03, true});
+  return p;
+}
+
+TEST(HardwareProfile, RoundTripsTheScaleUpSection) {
+  const HardwareProfile p = WithCollectives();
+  const std::string text = FormatHardwareProfile(p);
+  EXPECT_NE(text.find("scale_up:\n  nccl: 2.27.7\n  nvls: false\n  collectives:\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    - {op: all_reduce, gpus: 8, bytes: 14336, latency_us: 18.3, bus_bw_gb_s: 1.37, "
+                      "spread: 0.012, graph: true}"),
+            std::string::npos)
+      << text;
+  const HardwareProfile q = LoadHardwareProfile(TempFile("scale_up.yaml", text));
+  EXPECT_EQ(q.scale_up.nccl_version, "2.27.7");
+  EXPECT_FALSE(q.scale_up.nvls);
+  ASSERT_EQ(q.scale_up.collectives.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const ProbedCollective &x = p.scale_up.collectives[i], &y = q.scale_up.collectives[i];
+    EXPECT_EQ(y.op, x.op);
+    EXPECT_EQ(y.gpus, x.gpus);
+    EXPECT_EQ(y.bytes, x.bytes);
+    EXPECT_DOUBLE_EQ(y.seconds, x.seconds);
+    EXPECT_DOUBLE_EQ(y.bus_bytes_per_s, x.bus_bytes_per_s);
+    EXPECT_DOUBLE_EQ(y.spread, x.spread);
+    EXPECT_EQ(y.graph, x.graph);
+  }
+  EXPECT_EQ(FormatHardwareProfile(q), text);
+  // Lookup by collective and GPU count, smallest message first.
+  EXPECT_EQ(q.scale_up.Sizes("all_reduce", 8).size(), 1u);
+  EXPECT_EQ(q.scale_up.Sizes("all_reduce", 1).front()->seconds, 6.2e-6);
+  EXPECT_TRUE(q.scale_up.Sizes("all_gather", 8).empty());
+}
+
+TEST(HardwareProfile, AProfileWithoutCollectivesWritesNoScaleUpSection) {
+  const std::string text = FormatHardwareProfile(Sample());
+  EXPECT_EQ(text.find("scale_up"), std::string::npos);
+  EXPECT_TRUE(LoadHardwareProfile(TempFile("no_scale_up.yaml", text)).scale_up.collectives.empty());
+}
+
+TEST(HardwareProfile, RejectsBadCollectivesWithTheirField) {
+  const std::string good = FormatHardwareProfile(WithCollectives());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  };
+  std::string e = ErrorOf(replace("op: all_to_all", "op: broadcast"));
+  EXPECT_NE(e.find("scale_up.collectives[1].op"), std::string::npos) << e;
+  e = ErrorOf(replace("gpus: 8, bytes: 14336", "gpus: 0, bytes: 14336"));
+  EXPECT_NE(e.find("scale_up.collectives[0].gpus"), std::string::npos) << e;
+  e = ErrorOf(replace("latency_us: 18.3", "latency_us: 0"));
+  EXPECT_NE(e.find("scale_up.collectives[0].latency_us"), std::string::npos) << e;
+  e = ErrorOf(replace("bus_bw_gb_s: 1.37", "bus_bw_gb_s: -1"));
+  EXPECT_NE(e.find("scale_up.collectives[0].bus_bw_gb_s"), std::string::npos) << e;
+  e = ErrorOf(replace("  nccl: 2.27.7\n", ""));
+  EXPECT_NE(e.find("scale_up.nccl"), std::string::npos) << e;
+  e = ErrorOf(replace("  nvls: false\n", "  nvls: false\n  multicast: true\n"));
+  EXPECT_NE(e.find("scale_up.multicast"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace infermark::perfmodel

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/diagnostic.hpp"
+#include "perfmodel/collective_shapes.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::perfmodel {
@@ -74,6 +75,72 @@ TEST(ProfileAdjustment, AProfileOfAnotherGpuIsRefused) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("the profile measured a b200"), std::string::npos) << e.what();
   }
+}
+
+// A profile with NCCL figures over `gpus` GPUs: a small all-reduce of `latency_s`, a large one at
+// `bus` bytes/s of bus bandwidth, and all-to-alls alike.
+HardwareProfile Collectives(int gpus, double latency_s, double bus) {
+  HardwareProfile p;
+  p.hardware = "h200";
+  p.path = "h200-nccl.yaml";
+  p.scale_up.nccl_version = "2.27.7";
+  for (const char* op : {"all_reduce", "all_to_all"}) {
+    p.scale_up.collectives.push_back({op, gpus, 117440512, 117440512.0 / bus * BusFactor(op, gpus), bus, 0, true});
+    p.scale_up.collectives.push_back({op, gpus, 14336, latency_s, 14336 / latency_s * BusFactor(op, gpus), 0, true});
+  }
+  return p;
+}
+
+TEST(ProfileAdjustment, MeasuredCollectivesReplaceTheLatencyPriorsAndTheLink) {
+  Deployment d = Make();  // tp 8, TP all-reduce
+  const HardwareProfile p = Collectives(8, 21e-6, 370e9);
+  const ProfileAdjustment a = ApplyHardwareProfile(d, p, nullptr);
+  EXPECT_DOUBLE_EQ(d.hardware.allreduce_latency_s, 21e-6);
+  EXPECT_DOUBLE_EQ(d.hardware.alltoall_latency_s, 21e-6);
+  EXPECT_DOUBLE_EQ(d.hardware.link_bytes_per_s, 370e9);  // the largest all-reduce's bus bandwidth
+  bool named = false;
+  for (const std::string& c : a.changes) named = named || c.find("all_reduce bus bandwidth") != std::string::npos;
+  EXPECT_TRUE(named);
+  // The model's all-reduce term now follows the measurement.
+  EXPECT_NEAR(ModelCollectiveSeconds(d.hardware, EfficiencyFactors{.link_bw_fraction = 1.0}, "all_reduce", 8, 14336),
+              21e-6 + 14336 * 1.75 / 370e9, 1e-12);
+}
+
+TEST(ProfileAdjustment, CollectivesOfAnotherGpuCountChangeNothing) {
+  Deployment d = Make();
+  const HardwareSpec before = d.hardware;
+  const ProfileAdjustment a = ApplyHardwareProfile(d, Collectives(1, 6e-6, 0), nullptr);  // a one-GPU probe
+  EXPECT_DOUBLE_EQ(d.hardware.allreduce_latency_s, before.allreduce_latency_s);
+  EXPECT_DOUBLE_EQ(d.hardware.link_bytes_per_s, before.link_bytes_per_s);
+  EXPECT_TRUE(a.changes.empty());
+  Deployment four = Make();
+  ApplyHardwareProfile(four, Collectives(4, 15e-6, 300e9), nullptr);
+  EXPECT_DOUBLE_EQ(four.hardware.link_bytes_per_s, before.link_bytes_per_s);
+}
+
+TEST(ProfileAdjustment, WithAReferenceTheLinkScalesByTheDistanceFromIt) {
+  Deployment d = Make();
+  const double datasheet = d.hardware.link_bytes_per_s;
+  const HardwareProfile ref = Collectives(8, 20e-6, 400e9);
+  ApplyHardwareProfile(d, Collectives(8, 20e-6, 360e9), &ref);
+  EXPECT_NEAR(d.hardware.link_bytes_per_s, datasheet * 0.9, datasheet * 1e-12);
+}
+
+TEST(ProfileAdjustment, ExpertParallelDeploymentsTakeTheLinkFromTheAllToAll) {
+  static const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
+  DeploymentOptions o;
+  o.model = "deepseek-r1";
+  o.hardware = "h200";
+  o.precision = "fp8";
+  o.tp = 8;
+  o.ep = 8;
+  o.dp_attention = true;
+  Deployment d = ResolveDeployment(data, o);
+  HardwareProfile p = Collectives(8, 20e-6, 360e9);
+  for (ProbedCollective& c : p.scale_up.collectives)
+    if (c.op == "all_to_all" && c.bytes > 14336) c.bus_bytes_per_s = 250e9;
+  ApplyHardwareProfile(d, p, nullptr);
+  EXPECT_DOUBLE_EQ(d.hardware.link_bytes_per_s, 250e9);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/probe/collectives.hpp"
 #include "gpu/probe/cuda_check.hpp"
 #include "gpu/probe/gemm.hpp"
 #include "gpu/probe/kernels.hpp"
@@ -56,6 +57,8 @@ struct Request {
   int peak_windows = 3;
   double launch_warmup_s = 1;
   std::vector<GemmSpec> gemms;  // in request order
+  bool collectives = false;
+  CollectivePlan collective_plan;
 };
 
 [[noreturn]] void BadRequest(const std::string& why) {
@@ -70,6 +73,37 @@ T Field(const json& j, const char* key, T fallback) {
     return it->get<T>();
   } catch (const json::exception&) {
     BadRequest(std::string("field '") + key + "' has the wrong type");
+  }
+}
+
+// The `collectives` object: {nccl_library, gpu_counts, tests: [{op, bytes}], warmup, windows,
+// min_batch_s, max_calls}.
+void ReadCollectives(const json& c, Request& r) {
+  if (!c.is_object()) BadRequest("field 'collectives' must be an object");
+  CollectivePlan& p = r.collective_plan;
+  r.collectives = true;
+  p.verbose = r.verbose;
+  p.nccl_library = Field<std::string>(c, "nccl_library", "");
+  if (p.nccl_library.empty()) BadRequest("collectives.nccl_library must name libnccl.so.2");
+  p.gpu_counts = Field<std::vector<int>>(c, "gpu_counts", {1, 2, 4, 8});
+  p.warmup = Field(c, "warmup", p.warmup);
+  p.windows = Field(c, "windows", p.windows);
+  p.min_batch_s = Field(c, "min_batch_s", p.min_batch_s);
+  p.max_calls = Field(c, "max_calls", p.max_calls);
+  if (p.warmup < 0 || p.windows < 1 || p.max_calls < 1 || !(p.min_batch_s >= 0 && p.min_batch_s <= 1))
+    BadRequest("collectives: warmup must be at least 0, windows and max_calls at least 1, min_batch_s in 0..1");
+  const json tests = c.contains("tests") ? c["tests"] : json::array();
+  if (!tests.is_array()) BadRequest("field 'collectives.tests' must be a list");
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    const std::string at = "collectives.tests[" + std::to_string(i) + "]";
+    if (!tests[i].is_object()) BadRequest(at + " must be an object");
+    CollectiveSpec s;
+    s.op = Field<std::string>(tests[i], "op", "");
+    s.bytes = Field<std::size_t>(tests[i], "bytes", 0);
+    if (s.op != "all_reduce" && s.op != "all_gather" && s.op != "reduce_scatter" && s.op != "all_to_all")
+      BadRequest(at + ".op must be all_reduce, all_gather, reduce_scatter or all_to_all");
+    if (s.bytes == 0 || s.bytes > (std::size_t{1} << 34)) BadRequest(at + ".bytes must be in 1..16 GiB");
+    p.tests.push_back(s);
   }
 }
 
@@ -122,6 +156,7 @@ Request ReadRequest(const char* text) {
     if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.experts < 0) BadRequest(at + " needs m, n, k >= 1 and experts >= 0");
     r.gemms.push_back(s);
   }
+  if (j.contains("collectives")) ReadCollectives(j["collectives"], r);
   return r;
 }
 
@@ -475,6 +510,8 @@ json Run(const Request& request) {
   // fresh process on an idle GPU run slower).
   if (request.launch) session.Launch(tests);
   result["tests"] = std::move(tests);
+  // Last: the collectives drive every GPU of the host.
+  if (request.collectives) result["collectives"] = RunCollectives(request.collective_plan);
   result["notes"] = json::array({"grouped GEMMs run in bf16 only: cublasGemmGroupedBatchedEx takes no fp8 operands"});
   return result;
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# NCCL collectives on a GPU machine: `infermark gpu probe --collectives-only` over 1, 2, 4 and 8 GPUs
+# (those the machine has), twice, at the built-in models' message sizes. BIN (default .devrun)
+# holds the infermark binary and libinfermark_gpu_probe.so (and any CUDA 13 library the machine
+# lacks, as for scripts/gpu-probe-device.sh); NCCL is NCCL_LIBRARY's, else PyTorch's NCCL wheel
+# found through python3. Run from the repository root so that data/engine is found. Writes to $OUT
+# (default ./gpu-collectives-out): env.txt (nvidia-smi, the GPU topology, the NCCL found),
+# collectives_N.yaml (the profiles), collectives_N.log (their output), missing_nccl.log (the
+# message when NCCL_LIBRARY names no file). Extra arguments go to `gpu probe` (e.g. --quick).
+#   scripts/gpu-collectives-device.sh [BIN] [-- PROBE FLAGS…]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${1:-.devrun}"
+[ $# -gt 0 ] && shift
+[ "${1:-}" = "--" ] && shift
+out="${OUT:-gpu-collectives-out}"
+mkdir -p "$out"
+if ! command -v nvidia-smi >/dev/null; then
+  echo "nvidia-smi not found: no NVIDIA driver on this machine" >&2
+  exit 1
+fi
+bin="$(cd "$bin" && pwd)"
+libs="$bin:$bin/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib"
+export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# NVLink multicast stays off, here and in every program started from here.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+{
+  nvidia-smi --query-gpu=index,name,uuid,driver_version,memory.total --format=csv
+  echo
+  nvidia-smi topo -m || true
+  echo
+  python3 -c "import nvidia.nccl as n; print('nvidia.nccl at', list(n.__path__))" || echo "python3 has no nvidia.nccl"
+  echo "NCCL_LIBRARY=${NCCL_LIBRARY:-}"
+} >"$out/env.txt" 2>&1
+cat "$out/env.txt"
+for run in 1 2; do
+  "$bin/infermark" gpu probe --collectives-only --out "$out/collectives_$run.yaml" \
+    --power-csv "$out/collectives_$run.power.csv" "$@" 2>&1 | tee "$out/collectives_$run.log"
+done
+rm -f "$out"/collectives_*.power.csv
+# Without NCCL: one clear message, no crash.
+NCCL_LIBRARY=/nonexistent/libnccl.so.2 "$bin/infermark" gpu probe --collectives-only --out "$out/none.yaml" \
+  >"$out/missing_nccl.log" 2>&1 && status=0 || status=$?
+echo "exit $status" >>"$out/missing_nccl.log"
+cat "$out/missing_nccl.log"
