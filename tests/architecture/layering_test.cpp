@@ -93,6 +93,7 @@ const Graph& Allowed() {
       {"gpu", {"core"}},        // telemetry through NVML loaded at run time: no build dependency on a driver
       {"perfmodel", {"core"}},  // no I/O beyond data files: never http, loadgen, engine or sim
       {"results", {"core"}},
+      {"dashboard", {"results", "http", "core"}},  // read-only server over the store
       {"loadgen", {"metrics", "http", "tokenizer", "core"}},             // never perfmodel, engine or sim
       {"agentic", {"loadgen", "metrics", "http", "tokenizer", "core"}},  // a client: never perfmodel, engine or sim
       {"engine", {"perfmodel", "http", "tokenizer", "core"}},

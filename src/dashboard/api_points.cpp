@@ -1,0 +1,237 @@
+// Routes over the points themselves: meta, points, runs, export.csv.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "core/version.hpp"
+#include "dashboard/api_routes.hpp"
+#include "dashboard/point_filter.hpp"
+
+namespace infermark::dashboard::routes {
+namespace {
+
+const std::set<std::string, std::less<>> kTokenOnly = {"token"};
+
+Json Optional(const std::optional<double>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+Json Optional(const std::optional<long long>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json PointJson(const DashboardPoint& p) {
+  Json j = Json::object();
+  j["id"] = p.id;
+  j["run_id"] = p.run_id;
+  j["run_label"] = p.run_label;
+  j["series"] = p.series;
+  j["model"] = p.model;
+  j["hardware"] = p.hardware;
+  j["framework"] = p.framework;
+  j["precision"] = p.precision;
+  j["sequence"] = p.sequence;
+  j["isl"] = Optional(p.isl);
+  j["osl"] = Optional(p.osl);
+  j["agentic"] = p.agentic;
+  j["conc"] = p.conc;
+  j["tp"] = Optional(p.tp);
+  j["ep"] = Optional(p.ep);
+  j["dp_attn"] = p.dp_attn;
+  j["disagg"] = p.disagg;
+  j["prefill_gpus"] = Optional(p.prefill_gpus);
+  j["decode_gpus"] = Optional(p.decode_gpus);
+  j["spec_decoding"] = p.spec_decoding;
+  j["num_gpus"] = p.num_gpus;
+  j["kind"] = p.predicted ? "predicted" : "measured";
+  j["date"] = p.date;
+  j["tput_per_gpu"] = p.tput_per_gpu;
+  j["input_tput_per_gpu"] = p.input_tput_per_gpu;
+  j["output_tput_per_gpu"] = p.output_tput_per_gpu;
+  j["interactivity"] = p.interactivity;
+  j["e2el_s"] = p.e2el_s;
+  j["ttft_ms"] = p.ttft_ms;
+  j["tpot_ms"] = p.tpot_ms;
+  j["w_per_gpu"] = Optional(p.w_per_gpu);
+  j["j_per_token"] = Optional(p.j_per_token);
+  j["cost_per_m_tokens"] = Optional(p.cost_per_m_tokens);
+  const PointProvenance& v = p.provenance;
+  j["provenance"] = {{"image", v.image},
+                     {"flags", v.flags},
+                     {"host", v.host},
+                     {"infermark_version", v.infermark_version},
+                     {"time_scale", v.time_scale},
+                     {"created_at", v.created_at},
+                     {"source", v.source}};
+  return j;
+}
+
+Json Sorted(const std::set<std::string>& values) {
+  Json list = Json::array();
+  for (const std::string& v : values) list.push_back(v);
+  return list;
+}
+
+Json Axis(const char* key, const char* label, const char* unit) {
+  return {{"key", key}, {"label", label}, {"unit", unit}};
+}
+
+// Full precision, shortest form.
+std::string Number(double v) {
+  char text[40];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(text, sizeof text, "%.*g", precision, v);
+    if (std::strtod(text, nullptr) == v) break;
+  }
+  return text;
+}
+
+std::string Cell(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string Cell(const std::optional<double>& v) {
+  return v ? Number(*v) : "";
+}
+std::string Cell(const std::optional<long long>& v) {
+  return v ? std::to_string(*v) : "";
+}
+
+}  // namespace
+
+ApiReply Meta(const Snapshot& snapshot, const Query& query) {
+  query.RequireKnown(kTokenOnly);
+  std::set<std::string> model, hardware, framework, precision, sequence, kind;
+  for (const DashboardPoint& p : snapshot.points) {
+    model.insert(p.model);
+    hardware.insert(p.hardware);
+    framework.insert(p.framework);
+    precision.insert(p.precision);
+    sequence.insert(p.sequence);
+    kind.insert(p.predicted ? "predicted" : "measured");
+  }
+  Json runs = Json::array();
+  for (const RunRow& r : snapshot.runs) {
+    runs.push_back({{"id", r.id}, {"key", r.key}, {"label", r.label}, {"created_at", r.created_at}});
+  }
+  Json body = Json::object();
+  body["api_version"] = kApiVersion;
+  body["infermark_version"] = kVersion;
+  body["store"] = {{"kind", snapshot.store_kind},
+                   {"schema_version", snapshot.schema_version},
+                   {"runs", snapshot.runs.size()},
+                   {"points", snapshot.points.size()}};
+  body["filters"] = {{"model", Sorted(model)},
+                     {"hardware", Sorted(hardware)},
+                     {"framework", Sorted(framework)},
+                     {"precision", Sorted(precision)},
+                     {"sequence", Sorted(sequence)},
+                     {"kind", Sorted(kind)},
+                     {"run", runs}};
+  body["axes"] = {{"x", Json::array({Axis("interactivity", "Interactivity", "tok/s/user"),
+                                     Axis("e2el_s", "End-to-end latency", "s")})},
+                  {"y", Json::array({Axis("tput_per_gpu", "Throughput per GPU", "tok/s/GPU"),
+                                     Axis("input_tput_per_gpu", "Input throughput per GPU", "tok/s/GPU"),
+                                     Axis("output_tput_per_gpu", "Output throughput per GPU", "tok/s/GPU"),
+                                     Axis("j_per_token", "Energy per output token", "J/token"),
+                                     Axis("cost_per_m_tokens", "Cost per million output tokens", "USD/M tokens")})}};
+  return JsonReply(body);
+}
+
+ApiReply Points(const Snapshot& snapshot, const Query& query) {
+  query.RequireKnown(FilterParameters());
+  const PointFilter filter = PointFilter::Parse(query, snapshot);
+  Json points = Json::array();
+  for (const DashboardPoint& p : snapshot.points) {
+    if (filter.Matches(p)) points.push_back(PointJson(p));
+  }
+  Json body = Json::object();
+  body["count"] = points.size();
+  body["points"] = std::move(points);
+  return JsonReply(body);
+}
+
+ApiReply Runs(const Snapshot& snapshot, const Query& query) {
+  query.RequireKnown(kTokenOnly);
+  Json runs = Json::array();
+  for (const RunRow& r : snapshot.runs) {
+    runs.push_back({{"id", r.id},
+                    {"key", r.key},
+                    {"label", r.label},
+                    {"source", r.source},
+                    {"host", r.host},
+                    {"infermark_version", r.infermark_version},
+                    {"created_at", r.created_at},
+                    {"points", r.points},
+                    {"predicted_points", r.predicted_points}});
+  }
+  return JsonReply(Json{{"runs", runs}});
+}
+
+ApiReply ExportCsv(const Snapshot& snapshot, const Query& query) {
+  query.RequireKnown(FilterParameters());
+  const PointFilter filter = PointFilter::Parse(query, snapshot);
+  std::string out =
+      "id,run_id,run_label,series,model,hardware,framework,precision,sequence,isl [tok],osl [tok],agentic,conc,tp,ep,"
+      "dp_attn,disagg,prefill_gpus,decode_gpus,spec_decoding,num_gpus,kind,date,tput_per_gpu [tok/s/GPU],"
+      "input_tput_per_gpu [tok/s/GPU],output_tput_per_gpu [tok/s/GPU],interactivity [tok/s/user],e2el_s [s],"
+      "ttft_ms [ms],tpot_ms [ms],w_per_gpu [W],j_per_token [J/output token],"
+      "cost_per_m_tokens [USD/M output tokens],image,flags,host,infermark_version,time_scale,created_at,source\n";
+  for (const DashboardPoint& p : snapshot.points) {
+    if (!filter.Matches(p)) continue;
+    const PointProvenance& v = p.provenance;
+    const std::string cells[] = {std::to_string(p.id),
+                                 std::to_string(p.run_id),
+                                 Cell(p.run_label),
+                                 Cell(p.series),
+                                 Cell(p.model),
+                                 Cell(p.hardware),
+                                 Cell(p.framework),
+                                 Cell(p.precision),
+                                 Cell(p.sequence),
+                                 Cell(p.isl),
+                                 Cell(p.osl),
+                                 p.agentic ? "true" : "false",
+                                 std::to_string(p.conc),
+                                 Cell(p.tp),
+                                 Cell(p.ep),
+                                 p.dp_attn ? "true" : "false",
+                                 p.disagg ? "true" : "false",
+                                 Cell(p.prefill_gpus),
+                                 Cell(p.decode_gpus),
+                                 Cell(p.spec_decoding),
+                                 std::to_string(p.num_gpus),
+                                 p.predicted ? "predicted" : "measured",
+                                 p.date,
+                                 Number(p.tput_per_gpu),
+                                 Number(p.input_tput_per_gpu),
+                                 Number(p.output_tput_per_gpu),
+                                 Number(p.interactivity),
+                                 Number(p.e2el_s),
+                                 Number(p.ttft_ms),
+                                 Number(p.tpot_ms),
+                                 Cell(p.w_per_gpu),
+                                 Cell(p.j_per_token),
+                                 Cell(p.cost_per_m_tokens),
+                                 Cell(v.image),
+                                 Cell(v.flags),
+                                 Cell(v.host),
+                                 Cell(v.infermark_version),
+                                 Number(v.time_scale),
+                                 Cell(v.created_at),
+                                 Cell(v.source)};
+    bool first = true;
+    for (const std::string& c : cells) {
+      if (!first) out += ',';
+      out += c;
+      first = false;
+    }
+    out += '\n';
+  }
+  return {200, "text/csv; charset=utf-8", out};
+}
+
+}  // namespace infermark::dashboard::routes

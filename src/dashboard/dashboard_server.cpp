@@ -1,0 +1,243 @@
+#include "dashboard/dashboard_server.hpp"
+
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "core/diagnostic.hpp"
+#include "dashboard/api.hpp"
+#include "dashboard/assets.hpp"
+#include "dashboard/store_location.hpp"
+#include "http/server.hpp"
+#include "results/price_table.hpp"
+
+namespace infermark::dashboard {
+namespace {
+
+using Signature = std::vector<std::tuple<std::int64_t, int, int>>;
+
+Signature SignatureOf(const std::vector<results::RunSummary>& runs) {
+  Signature s;
+  for (const results::RunSummary& r : runs) s.emplace_back(r.id, r.points, r.predicted_points);
+  return s;
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+// Equal without an early exit, so a wrong token's timing says nothing about the right one.
+bool SameSecret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = static_cast<unsigned char>(diff | (a[i] ^ (i < b.size() ? b[i] : 0)));
+  }
+  return diff == 0;
+}
+
+Json PricesJson(const results::PriceTable& table) {
+  Json prices = Json::array();
+  for (const results::GpuPrice& p : table.entries()) {
+    prices.push_back({{"gpu", p.gpu},
+                      {"tier", p.tier},
+                      {"usd_per_gpu_hour", p.usd_per_gpu_hour},
+                      {"date", p.date},
+                      {"source", p.source},
+                      {"url", p.url}});
+  }
+  return Json{{"default_tier", results::kDefaultPriceTier}, {"prices", prices}};
+}
+
+}  // namespace
+
+bool IsLoopback(const std::string& address) {
+  return address == "localhost" || address == "::1" || address == "[::1]" || StartsWith(address, "127.");
+}
+
+struct DashboardServer::Impl {
+  DashboardOptions options;
+  OpenedStore opened;
+  std::mutex store_mutex;  // the store's connection is used by one thread at a time
+  results::PriceTable prices;
+  bool has_prices = false;
+  mutable std::mutex snapshot_mutex;
+  std::shared_ptr<const Snapshot> current;
+  Signature signature;
+  std::unique_ptr<http::Server> server;
+  std::thread poller;
+  std::mutex poll_mutex;
+  std::condition_variable poll_wake;
+  bool stopping = false;
+
+  PriceLookup Lookup() const {
+    if (!has_prices) return {};
+    return [this](const std::string& hardware, const std::string& date) -> std::optional<double> {
+      const results::GpuPrice* p = prices.Find(hardware, date);
+      if (!p) return std::nullopt;
+      return p->usd_per_gpu_hour;
+    };
+  }
+
+  // Loads a fresh snapshot; the caller holds store_mutex.
+  void Load() {
+    signature = SignatureOf(opened.store->ListRuns());
+    auto fresh = std::make_shared<const Snapshot>(LoadSnapshot(*opened.store, opened.kind, Lookup()));
+    const std::lock_guard<std::mutex> lock(snapshot_mutex);
+    current = std::move(fresh);
+  }
+
+  std::shared_ptr<const Snapshot> Current() const {
+    const std::lock_guard<std::mutex> lock(snapshot_mutex);
+    return current;
+  }
+
+  bool Authorized(const http::Request& request) const {
+    if (options.token.empty()) return true;
+    if (const auto header = request.FindHeader("Authorization")) {
+      if (StartsWith(*header, "Bearer ") && SameSecret(header->substr(7), options.token)) return true;
+    }
+    // `token=T` in the query string (how a browser link carries it).
+    std::string_view query = request.Query();
+    while (!query.empty()) {
+      const std::size_t amp = query.find('&');
+      const std::string_view pair = query.substr(0, amp);
+      if (StartsWith(pair, "token=") && SameSecret(pair.substr(6), options.token)) return true;
+      query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    }
+    return false;
+  }
+
+  void Handle(http::Request& request, http::Responder responder) {
+    const std::string_view path = request.Path();
+    http::Response response;
+    response.headers.push_back({"Cache-Control", "no-store"});
+    if (request.method != "GET" && request.method != "HEAD") {
+      const ApiReply r = ErrorReply(405, "", "the dashboard is read-only: GET only");
+      response.status = r.status;
+      response.body = r.body;
+    } else if (path == "/health") {
+      response.content_type = "text/plain; charset=utf-8";
+      response.body = "ok";
+    } else if (path == "/" || path == "/index.html") {
+      const Asset page = IndexPage();
+      response.content_type = std::string(page.content_type);
+      response.body = std::string(page.body);
+    } else if (StartsWith(path, "/assets/")) {
+      if (const std::optional<Asset> asset = FindAsset(path.substr(8))) {
+        response.content_type = std::string(asset->content_type);
+        response.body = std::string(asset->body);
+      } else {
+        const ApiReply r = ErrorReply(404, "", "no asset " + std::string(path));
+        response.status = r.status;
+        response.body = r.body;
+      }
+    } else if (StartsWith(path, "/api/")) {
+      ApiReply r;
+      if (!Authorized(request)) {
+        r = ErrorReply(401, "token", "a token is required: Authorization: Bearer TOKEN, or token=TOKEN");
+        response.headers.push_back({"WWW-Authenticate", "Bearer"});
+      } else {
+        ApiSources sources;
+        sources.run_points = [this](std::int64_t run_id) {
+          const std::lock_guard<std::mutex> lock(store_mutex);
+          return opened.store->Points(run_id);
+        };
+        if (has_prices) sources.prices = [this] { return PricesJson(prices); };
+        r = HandleApi(*Current(), sources, path, request.Query());
+      }
+      response.status = r.status;
+      response.content_type = r.content_type;
+      response.body = std::move(r.body);
+    } else {
+      const ApiReply r = ErrorReply(404, "", "no route " + std::string(path));
+      response.status = r.status;
+      response.body = r.body;
+    }
+    responder.Respond(response);
+  }
+
+  void Poll() {
+    std::unique_lock<std::mutex> lock(poll_mutex);
+    while (!poll_wake.wait_for(lock, options.poll, [this] { return stopping; })) {
+      lock.unlock();
+      try {
+        Reload();
+      } catch (const std::exception& e) {
+        std::cerr << "infermark dashboard: reload failed: " << e.what() << '\n';
+      }
+      lock.lock();
+    }
+  }
+
+  bool Reload() {
+    const std::lock_guard<std::mutex> lock(store_mutex);
+    if (SignatureOf(opened.store->ListRuns()) == signature) return false;
+    Load();
+    return true;
+  }
+};
+
+DashboardServer::DashboardServer(DashboardOptions options) : impl_(std::make_unique<Impl>()) {
+  if (!IsLoopback(options.bind) && options.token.empty()) {
+    throw InputError(
+        Diagnostic{{}, "", "--bind", "binding " + options.bind + " reaches beyond this host: give --token TOKEN too"});
+  }
+  impl_->options = std::move(options);
+  if (!impl_->options.price_dir.empty()) {
+    impl_->prices = results::LoadPriceDirectory(impl_->options.price_dir);
+    impl_->has_prices = true;
+  }
+  impl_->opened = OpenDashboardStore(impl_->options.db);
+  const std::lock_guard<std::mutex> lock(impl_->store_mutex);
+  impl_->Load();
+}
+
+DashboardServer::~DashboardServer() {
+  Stop();
+}
+
+void DashboardServer::Start() {
+  http::ServerOptions server_options;
+  server_options.address = impl_->options.bind;
+  server_options.port = impl_->options.port;
+  server_options.threads = 2;
+  impl_->server = std::make_unique<http::Server>(server_options);
+  Impl* impl = impl_.get();
+  impl_->server->SetFallback(
+      [impl](http::Request& request, http::Responder responder) { impl->Handle(request, std::move(responder)); });
+  impl_->server->Start();
+  impl_->poller = std::thread([impl] { impl->Poll(); });
+}
+
+void DashboardServer::Stop() {
+  {
+    const std::lock_guard<std::mutex> lock(impl_->poll_mutex);
+    impl_->stopping = true;
+  }
+  impl_->poll_wake.notify_all();
+  if (impl_->poller.joinable()) impl_->poller.join();
+  if (impl_->server) impl_->server->Stop();
+}
+
+std::uint16_t DashboardServer::port() const {
+  return impl_->server ? impl_->server->port() : 0;
+}
+
+std::string DashboardServer::Url() const {
+  const std::string& bind = impl_->options.bind;
+  const std::string host = bind.find(':') != std::string::npos && bind.front() != '[' ? "[" + bind + "]" : bind;
+  return "http://" + host + ":" + std::to_string(port()) + "/";
+}
+
+std::shared_ptr<const Snapshot> DashboardServer::snapshot() const {
+  return impl_->Current();
+}
+
+bool DashboardServer::ReloadIfChanged() {
+  return impl_->Reload();
+}
+
+}  // namespace infermark::dashboard

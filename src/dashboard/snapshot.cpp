@@ -1,0 +1,133 @@
+#include "dashboard/snapshot.hpp"
+
+#include <map>
+
+#include "results/multinode_fields.hpp"
+#include "results/power_fields.hpp"
+#include "results/price_table.hpp"
+
+namespace infermark::dashboard {
+namespace {
+
+std::optional<long long> Integer(const Json& record, const char* key) {
+  const auto it = record.find(key);
+  if (it == record.end()) return std::nullopt;
+  if (it->is_number()) return it->get<long long>();
+  return std::nullopt;
+}
+
+bool Truthy(const Json& record, const char* key) {
+  const auto it = record.find(key);
+  if (it == record.end()) return false;
+  if (it->is_boolean()) return it->get<bool>();
+  if (it->is_string()) return it->get<std::string>() == "true" || it->get<std::string>() == "True";
+  if (it->is_number()) return it->get<double>() != 0;
+  return false;
+}
+
+std::string Length(long long tokens) {
+  return tokens > 0 && tokens % 1024 == 0 ? std::to_string(tokens / 1024) + "k" : std::to_string(tokens);
+}
+
+}  // namespace
+
+const RunRow* Snapshot::FindRun(const std::string& ref) const {
+  for (const RunRow& run : runs) {
+    if (run.key == ref || std::to_string(run.id) == ref) return &run;
+  }
+  return nullptr;
+}
+
+std::string SequenceLabel(long long isl, long long osl) {
+  return Length(isl) + "/" + Length(osl);
+}
+
+DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const PriceLookup& prices) {
+  const results::PointMetrics m = results::DeScaled(point);
+  const results::PointKey& k = point.key;
+  const Json& agg = point.agg;
+  DashboardPoint d;
+  d.id = point.id;
+  d.run_id = run.id;
+  d.run_key = run.key;
+  d.run_label = run.label;
+  d.model = k.model;
+  d.hardware = k.hw;
+  d.framework = k.framework;
+  d.precision = k.precision;
+  d.agentic = k.Agentic();
+  d.sequence = d.agentic ? "agentic" : SequenceLabel(k.isl, k.osl);
+  if (!d.agentic) {
+    d.isl = k.isl;
+    d.osl = k.osl;
+  }
+  d.conc = k.conc;
+  d.disagg = k.disagg;
+  d.spec_decoding = k.spec_decoding.empty() ? "none" : k.spec_decoding;
+  d.predicted = point.provenance.kind == results::PointKind::kPredicted;
+  const std::optional<results::MultiNodeFields> multinode = results::MultiNodeFieldsOf(agg);
+  if (multinode) {
+    d.prefill_gpus = multinode->num_prefill_gpu;
+    d.decode_gpus = multinode->num_decode_gpu;
+    d.num_gpus = multinode->num_prefill_gpu + multinode->num_decode_gpu;
+    d.dp_attn = multinode->prefill.dp_attention || multinode->decode.dp_attention;
+  } else {
+    d.tp = Integer(agg, "tp");
+    d.ep = Integer(agg, "ep");
+    d.dp_attn = Truthy(agg, "dp_attention");
+    d.num_gpus = d.tp.value_or(1) * Integer(agg, "pp").value_or(1) * Integer(agg, "pcp_size").value_or(1);
+  }
+  d.series = k.hw + " · " + k.framework + " · " + k.precision;
+  if (d.spec_decoding != "none") d.series += " · " + d.spec_decoding;
+  if (d.agentic) d.series += " · " + k.OffloadMode();
+  if (multinode) d.series += " · " + multinode->Label();
+  if (d.predicted) d.series += " · predicted";
+
+  const std::string& started = point.provenance.started_at;
+  d.date = (started.size() >= 10             ? started
+            : point.ingested_at.size() >= 10 ? point.ingested_at
+                                             : run.created_at)
+               .substr(0, 10);
+  d.tput_per_gpu = m.tput_per_gpu;
+  d.input_tput_per_gpu = m.input_tput_per_gpu;
+  d.output_tput_per_gpu = m.output_tput_per_gpu;
+  d.interactivity = results::DefaultInteractivity(point, m);
+  d.e2el_s = m.median_e2el;
+  d.ttft_ms = m.median_ttft * 1000;
+  d.tpot_ms = m.median_tpot * 1000;
+  const results::PowerFields power = results::PowerFieldsOf(agg);
+  if (power.Valid() && !d.predicted) {
+    d.w_per_gpu = power.avg_power_w;
+    d.j_per_token = power.joules_per_output_token;
+  }
+  if (prices) {
+    if (const std::optional<double> usd_per_hour = prices(k.hw, d.date)) {
+      d.cost_per_m_tokens = results::CostPerMillionTokens(*usd_per_hour, d.output_tput_per_gpu);
+    }
+  }
+  const results::Provenance& v = point.provenance;
+  d.provenance = {v.image, v.engine_flags, v.host, v.infermark_version, v.time_scale, point.ingested_at, run.source};
+  return d;
+}
+
+Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind, const PriceLookup& prices) {
+  Snapshot snapshot;
+  snapshot.store_kind = store_kind;
+  snapshot.schema_version = store.SchemaVersion();
+  std::map<std::int64_t, std::size_t> run_at;
+  for (const results::RunSummary& r : store.ListRuns()) {
+    run_at[r.id] = snapshot.runs.size();
+    snapshot.runs.push_back({r.id, r.info.run_key, r.info.label.empty() ? r.info.run_key : r.info.label, r.info.source,
+                             r.info.host, r.info.infermark_version, r.created_at, r.points, r.predicted_points});
+  }
+  const std::vector<results::Point> points = store.AllPoints();
+  snapshot.points.reserve(points.size());
+  for (const results::Point& p : points) {
+    const auto it = run_at.find(p.run_id);
+    if (it == run_at.end()) continue;  // stored after ListRuns: the next reload picks it up
+    snapshot.points.push_back(DerivePoint(p, snapshot.runs[it->second], prices));
+  }
+  return snapshot;
+}
+
+}  // namespace infermark::dashboard

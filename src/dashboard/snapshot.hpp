@@ -1,0 +1,105 @@
+// The dashboard's in-memory copy of the store: every point with the figures the API serves already
+// derived (series label, de-scaled throughputs per GPU, interactivity, latencies in the API's units,
+// power, energy and cost per token), and every run. Queries scan it; it is rebuilt when the store
+// changes, never patched.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/result_store.hpp"
+
+namespace infermark::dashboard {
+
+/// Where a point came from, as the API shows it on hover.
+struct PointProvenance {
+  std::string image;              ///< Serving image or engine build.
+  std::string flags;              ///< Server command line or engine flags.
+  std::string host;               ///< Host or runner that produced it.
+  std::string infermark_version;  ///< infermark version that produced the result.
+  double time_scale = 1;          ///< Modelled hardware ran this many times faster (1: real time).
+  std::string created_at;         ///< When the point was stored (ISO 8601 UTC).
+  std::string source;             ///< How its run entered the store (`ingest`, `sweep`, `predict`…).
+};
+
+/// One point with every figure the API serves. Optional figures are empty where unknown.
+struct DashboardPoint {
+  std::int64_t id = 0;      ///< Store id.
+  std::int64_t run_id = 0;  ///< Store id of its run.
+  std::string run_key;      ///< Its run's key.
+  std::string run_label;    ///< Its run's label.
+  std::string series;     ///< Chart series: hardware · framework · precision (· spec, · deployment, · predicted).
+  std::string model;      ///< Model id.
+  std::string hardware;   ///< Hardware key.
+  std::string framework;  ///< Serving framework.
+  std::string precision;  ///< Precision.
+  std::string sequence;   ///< `1k/1k`, `8k/1k`… or `agentic`.
+  std::optional<long long> isl;             ///< Input length (empty for agentic points).
+  std::optional<long long> osl;             ///< Output length (empty for agentic points).
+  bool agentic = false;                     ///< An agentic-coding point (conc = users).
+  long long conc = 0;                       ///< Concurrency (users for agentic points).
+  std::optional<long long> tp;              ///< Tensor parallelism (single-node points).
+  std::optional<long long> ep;              ///< Expert parallelism (single-node points).
+  bool dp_attn = false;                     ///< Data-parallel attention.
+  bool disagg = false;                      ///< Disaggregated prefill/decode.
+  std::optional<long long> prefill_gpus;    ///< GPUs of the prefill pool (multi-node points).
+  std::optional<long long> decode_gpus;     ///< GPUs of the decode pool (multi-node points).
+  std::string spec_decoding;                ///< Speculative decoding method (`none` without).
+  long long num_gpus = 0;                   ///< GPUs the deployment used.
+  bool predicted = false;                   ///< Predicted on the virtual clock rather than measured.
+  std::string date;                         ///< The point's date (benchmark start, else storage), YYYY-MM-DD.
+  double tput_per_gpu = 0;                  ///< Total tok/s/GPU (de-scaled).
+  double input_tput_per_gpu = 0;            ///< Input tok/s/GPU.
+  double output_tput_per_gpu = 0;           ///< Output tok/s/GPU.
+  double interactivity = 0;                 ///< tok/s/user (median; P50 E2E-normalized for agentic points).
+  double e2el_s = 0;                        ///< Median end-to-end latency, s.
+  double ttft_ms = 0;                       ///< Median time to first token, ms.
+  double tpot_ms = 0;                       ///< Median time per output token, ms.
+  std::optional<double> w_per_gpu;          ///< Measured average power per GPU, W (valid power only).
+  std::optional<double> j_per_token;        ///< Measured energy per output token, J (valid power only).
+  std::optional<double> cost_per_m_tokens;  ///< USD per million output tokens from the price table.
+  PointProvenance provenance;               ///< Where it came from.
+};
+
+/// A run as the API lists it.
+struct RunRow {
+  std::int64_t id = 0;            ///< Store id.
+  std::string key;                ///< Natural key.
+  std::string label;              ///< Display name.
+  std::string source;             ///< `ingest`, `sweep`, `predict`…
+  std::string host;               ///< Host that ran it.
+  std::string infermark_version;  ///< infermark version that ran it.
+  std::string created_at;         ///< When its first point was stored.
+  int points = 0;                 ///< Points stored.
+  int predicted_points = 0;       ///< Of which predicted.
+};
+
+/// USD per GPU-hour of `hardware` on `date` (YYYY-MM-DD), or nothing when the price table has none.
+using PriceLookup = std::function<std::optional<double>(const std::string& hardware, const std::string& date)>;
+
+/// Everything the API reads, as one immutable value.
+struct Snapshot {
+  std::string store_kind = "sqlite";   ///< `sqlite` or `postgresql`.
+  int schema_version = 0;              ///< The store's schema version.
+  std::vector<RunRow> runs;            ///< Every run, oldest first.
+  std::vector<DashboardPoint> points;  ///< Every point, by run then natural key.
+
+  /// The run `ref` names (its id or its key), or nullptr.
+  [[nodiscard]] const RunRow* FindRun(const std::string& ref) const;
+};
+
+/// The `sequence` label of a fixed-length point: lengths that are whole multiples of 1024 as `Nk`
+/// (`1k/8k`), others as numbers (`1000/200`).
+std::string SequenceLabel(long long isl, long long osl);
+
+/// The dashboard's view of stored point `point` of run `run`; `prices` gives the cost per token
+/// (empty lookup: no costs).
+DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const PriceLookup& prices);
+
+/// Reads every run and point of `store` into a snapshot.
+Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind, const PriceLookup& prices);
+
+}  // namespace infermark::dashboard
