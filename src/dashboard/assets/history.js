@@ -6,8 +6,10 @@ import { colourMap, esc, isPredicted, num, yMetric } from './format.js';
 import { filterQuery, numberList } from './state.js';
 import { registerChart, whiteBackground } from './charts.js';
 
+const MAX_ROWS = 24;
 let chart = null;
 let runLabels = new Map();
+let showAll = false;
 
 /// Names runs in the table by their labels (the meta's run list) rather than their ids.
 export function setRuns(runs) {
@@ -65,13 +67,26 @@ export async function renderHistory(state) {
   chart.options.scales.y.title.text = `${y.label} (${y.unit})`;
   chart.options.plugins.title.text = title;
   chart.update('none');
-  const rows = series.flatMap((s) => s.dates.map((d) => ({ series: s.series, ...d })))
+  const all = series.flatMap((s) => s.dates.filter((d) => d.y !== null).map((d) => ({ series: s.series, ...d })))
     .sort((r1, r2) => r1.series.localeCompare(r2.series) || r1.date.localeCompare(r2.date));
+  // A long table keeps what a reader looks for: the regressions and each series' latest run.
+  const latest = new Map(all.map((r) => [r.series, r]));
+  const rows = all.length > MAX_ROWS && !showAll ? all.filter((r) => r.regression || latest.get(r.series) === r) : all;
+  const more = all.length > rows.length
+    ? `<caption>Regressions and each series' latest run: ${rows.length} of ${all.length} rows.
+      <button type="button" id="history-all">Show all</button></caption>` : '';
   table.innerHTML = rows.length
-    ? `<thead><tr><th>Series</th><th>Date</th><th>Run</th><th>${esc(y.label)} (${esc(y.unit)})</th><th>Change</th><th></th></tr></thead>
+    ? `${more}<thead><tr><th>Series</th><th>Date</th><th>Run</th><th>${esc(y.label)} (${esc(y.unit)})</th><th>Change</th><th></th></tr></thead>
       <tbody>${rows.map((r) => `<tr class="${r.regression ? 'regression' : ''}"><td>${esc(r.series)}</td><td>${esc(r.date)}</td>
-      <td>${esc(runLabels.get(String(r.run_id)) || r.run_id)}</td><td class="num">${r.y === null ? '–' : num(r.y)}</td>
+      <td>${esc(runLabels.get(String(r.run_id)) || r.run_id)}</td><td class="num">${num(r.y)}</td>
       <td class="num">${r.change_pct === null || r.change_pct === undefined ? '' : `${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)} %`}</td>
       <td>${r.regression ? 'regression' : ''}</td></tr>`).join('')}</tbody>`
     : '<caption>No run reaches this interactivity with the current filters.</caption>';
+  const button = document.getElementById('history-all');
+  if (button) {
+    button.addEventListener('click', () => {
+      showAll = true;
+      renderHistory(state);
+    });
+  }
 }

@@ -1,0 +1,105 @@
+// Page benchmark: headless Chromium opens the dashboard on a store of N points that all match the
+// page's default filters (one model, one sequence), and reports the time to the first chart render
+// (the page's `infermark-first-chart` performance mark, from navigation start) and to every view
+// drawn (head-to-head and history included), over several cold loads. Target: first chart <= 1 s
+// with 5,000 points.
+//
+// Usage: node bench/dashboard_page.mjs [--binary build/src/cli/infermark] [--points 5000] [--runs 7]
+//        [--screenshot PATH] (the last load's page as a PNG)
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ingestRun } from '../tests/dashboard/browser/fixture.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: opt } = parseArgs({ options: {
+  binary: { type: 'string', default: path.join(root, 'build/src/cli/infermark') },
+  points: { type: 'string', default: '5000' },
+  runs: { type: 'string', default: '7' },
+  screenshot: { type: 'string' },
+} });
+const total = Number(opt.points);
+const { default: puppeteer } = await import(
+  path.join(root, 'tools/dashboard/node_modules/puppeteer-core/lib/esm/puppeteer/puppeteer-core.js'));
+
+// 5 GPUs x 2 frameworks x 2 precisions = 20 series; tensor parallelism and concurrency fill each.
+function synthesize(count) {
+  const series = [];
+  for (const hw of ['h100', 'h200', 'b200', 'mi300x', 'mi355x']) {
+    for (const framework of ['vllm', 'sglang']) for (const precision of ['fp8', 'fp4']) series.push({ hw, framework, precision });
+  }
+  const runs = [];
+  for (let i = 0; i < count; i += 1000) {
+    const points = [];
+    for (let j = i; j < Math.min(count, i + 1000); j++) {
+      const s = series[j % series.length];
+      const k = Math.floor(j / series.length);
+      const tp = [1, 2, 4, 8][k % 4];
+      const conc = 1 + Math.floor(k / 4);
+      const intvty = 200 / Math.sqrt(conc) * (1 + (j % 7) / 10);
+      points.push({ ...s, tp, conc, intvty, tput: 40 * conc ** 0.7 * (1 + (j % 5) / 8) });
+    }
+    const day = String(1 + runs.length).padStart(2, '0');
+    runs.push({ key: `bench-${runs.length}`, label: `bench ${runs.length}`, date: `2026-10-${day}`, points });
+  }
+  return runs;
+}
+
+function start(db) {
+  return new Promise((resolve, reject) => {
+    const server = spawn(opt.binary, ['dashboard', '--db', `sqlite:${db}`, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    server.stdout.on('data', (c) => {
+      out += c;
+      const m = out.match(/http:\/\/[\w.:[\]-]+\//);
+      if (m) resolve({ server, url: m[0] });
+    });
+    server.on('exit', (code) => reject(new Error(`dashboard exited (${code}): ${out}`)));
+  });
+}
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'infermark-page-bench-'));
+const db = path.join(work, 'store.db');
+let t = performance.now();
+for (const run of synthesize(total)) ingestRun(opt.binary, path.join(work, 'records'), db, run);
+const ingestS = (performance.now() - t) / 1000;
+const { server, url } = await start(db);
+const browser = await puppeteer.launch({ executablePath: process.env.INFERMARK_CHROMIUM || '/usr/bin/chromium',
+  headless: true, args: ['--no-sandbox', '--disable-gpu', `--user-data-dir=${path.join(work, 'profile')}`] });
+const rows = [];
+try {
+  for (let i = 0; i < Number(opt.runs); i++) {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.setViewport({ width: 1400, height: 1000 });
+    await page.setCacheEnabled(false);
+    t = performance.now();
+    await page.goto(url);
+    await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 60000, polling: 10 });
+    const wall = performance.now() - t;
+    rows.push(await page.evaluate((w) => ({
+      points: window.infermark.chart('intvty').data.datasets.filter((d) => d.type !== 'line')
+        .reduce((n, d) => n + d.data.length, 0),
+      firstData: window.infermark.firstDataMs,
+      firstChart: window.infermark.firstChartMs,
+      idle: w,
+    }), wall));
+    if (opt.screenshot && i + 1 === Number(opt.runs)) await page.screenshot({ path: opt.screenshot, fullPage: true });
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  server.kill();
+  fs.rmSync(work, { recursive: true, force: true });
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`dashboard page, ${total} points in the store (ingested in ${ingestS.toFixed(1)} s), Chromium headless`);
+console.log('load | points drawn | data received (ms) | first chart render (ms) | all views drawn (ms)');
+console.log('-----|--------------|--------------------|-------------------------|---------------------');
+const cell = (v, w) => (typeof v === 'number' ? v.toFixed(0) : '–').padStart(w);
+rows.forEach((r, i) => console.log(`${String(i + 1).padStart(4)} | ${String(r.points).padStart(12)} | ${cell(r.firstData, 18)} | ${cell(r.firstChart, 23)} | ${cell(r.idle, 20)}`));
+console.log(`median first chart render: ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 1000 ms)`);
