@@ -165,13 +165,15 @@ Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o)
   d.hardware = data.FindHardware(o.hardware);
   d.framework = data.FindFramework(o.framework);
   d.precision = ResolvePrecision(data.quant, o.precision, o.kv_cache_dtype, d.hardware, d.model);
-  if (o.tp < 1 || o.tp > d.hardware.domain_gpus)
-    throw Bad("--tp", "must be between 1 and " + std::to_string(d.hardware.domain_gpus) + " (one scale-up domain)");
+  const int domain = d.hardware.domain_gpus;
+  if (o.tp < 1) throw Bad("--tp", "must be at least 1");
+  if (o.tp > domain && (o.tp % domain != 0 || d.hardware.scale_out_bytes_per_s <= 0))
+    throw Bad("--tp", "a group beyond one scale-up domain (" + std::to_string(domain) +
+                          " GPUs) must span whole domains joined by the scale-out network: use up to " +
+                          std::to_string(domain) + " or a multiple of it");
   if (o.ep < 1 || (o.ep > 1 && o.ep != o.tp))
     throw Bad("--ep", "expert parallelism spans the TP GPUs: use 1 or " + std::to_string(o.tp));
   if (o.ep > 1 && d.model.moe.experts == 0) throw Bad("--ep", "the model has no experts");
-  if (o.dp_attention && o.ep == 1 && d.model.moe.experts > 0)
-    throw Bad("--dp-attn", "attention data-parallel needs expert parallelism (--ep " + std::to_string(o.tp) + ")");
   d.tp = o.tp;
   d.ep = o.ep;
   d.dp_attention = o.dp_attention;

@@ -54,6 +54,9 @@ StepTimeModel::StepTimeModel(const Deployment& d) {
   hidden_ = m.hidden;
   hbm_bw_ = hw.hbm_bytes_per_s;
   link_bw_ = hw.link_bytes_per_s;
+  domain_ = hw.domain_gpus;
+  scale_out_bw_ = hw.scale_out_bytes_per_s;
+  scale_out_latency_ = hw.scale_out_latency_s;
   peak_bf16_ = hw.PeakFlops(ComputeDtype::kBf16);
   peak_expert_ = hw.PeakFlops(q.quant_compute);
   peak_dense_ = q.experts_only ? peak_bf16_ : peak_expert_;
@@ -144,7 +147,23 @@ double StepTimeModel::MoeKernels() const {
 
 double StepTimeModel::AllReduce(double bytes) const {
   const double latency = eff_.allreduce_latency_us >= 0 ? eff_.allreduce_latency_us * 1e-6 : ar_latency_prior_;
-  return latency + 2 * (tp_ - 1) / tp_ * bytes / (eff_.link_bw_fraction * link_bw_);
+  if (tp_ <= domain_) return latency + 2 * (tp_ - 1) / tp_ * bytes / (eff_.link_bw_fraction * link_bw_);
+  // Reduce-scatter inside each domain, an all-reduce of each GPU's 1/domain shard with its peers
+  // of the other domains over its own NIC, then all-gather inside the domain.
+  const double domains = tp_ / domain_;
+  const double inside = 2 * (domain_ - 1) / domain_ * bytes / (eff_.link_bw_fraction * link_bw_);
+  const double across = 2 * (domains - 1) / domains * (bytes / domain_) / (eff_.link_bw_fraction * scale_out_bw_);
+  return latency + 2 * scale_out_latency_ + inside + across;
+}
+
+double StepTimeModel::AllToAll(double bytes) const {
+  const double latency = eff_.alltoall_latency_us >= 0 ? eff_.alltoall_latency_us * 1e-6 : a2a_latency_prior_;
+  if (ep_ <= domain_) return 2 * latency + bytes / (eff_.link_bw_fraction * link_bw_);
+  // Peers in the rank's own domain take (domain − 1)/(ep − 1) of the bytes over scale-up, the rest
+  // cross the scale-out NIC at the same time: the slower side sets the time.
+  const double inside = bytes * (domain_ - 1) / (ep_ - 1) / (eff_.link_bw_fraction * link_bw_);
+  const double across = bytes * (ep_ - domain_) / (ep_ - 1) / (eff_.link_bw_fraction * scale_out_bw_);
+  return 2 * (latency + scale_out_latency_) + std::max(inside, across);
 }
 
 double StepTimeModel::Seconds(const BatchShape& s) const {
@@ -191,11 +210,14 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
   t += Roof(lm_head_bytes_, lm_head_flops_per_seq_ * s.num_seqs, peak_bf16_, fc);
   // Collectives.
   const double message = tokens * hidden_ * 2;  // bf16 activations
-  if (dp_ > 1) {
-    const double a2a_latency = eff_.alltoall_latency_us >= 0 ? eff_.alltoall_latency_us * 1e-6 : a2a_latency_prior_;
+  if (dp_ > 1 && ep_ > 1) {
     const double dispatch = attn_tokens * active_ * hidden_ * 3 * (ep_ - 1) / ep_;  // fp8 out, bf16 back
-    t += moe_layers_ * (2 * a2a_latency + dispatch / (eff_.link_bw_fraction * link_bw_));
+    t += moe_layers_ * AllToAll(dispatch);
     t += dense_layers_ * AllReduce(message);
+  } else if (dp_ > 1) {
+    // Attention data-parallel, experts over TP: every rank gathers all ranks' tokens before a MoE
+    // or dense FFN block and scatters the reduced outputs back after it, an all-reduce's traffic.
+    t += (moe_layers_ + dense_layers_) * AllReduce(message);
   } else if (tp_ > 1) {
     t += layers_ * 2 * AllReduce(message);
   }

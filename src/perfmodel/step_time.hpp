@@ -69,7 +69,12 @@ class StepTimeModel {
   // A roofline for GEMMs over weights; 4-bit weights stream at a lower fraction.
   [[nodiscard]] double RoofWeights(double bytes, double flops, double peak, bool low_bit, bool weight_only,
                                    bool grouped = false) const;
+  // A ring all-reduce of `bytes` over the TP group; hierarchical (scale-up, then scale-out over
+  // each GPU's NIC) when the group spans several scale-up domains.
   [[nodiscard]] double AllReduce(double bytes) const;
+  // Expert-parallel dispatch and combine of one MoE layer: `bytes` leave each rank, spread evenly
+  // over the other ranks; the share bound for other domains crosses the scale-out NICs.
+  [[nodiscard]] double AllToAll(double bytes) const;
   // Kernel units of one MoE block (weight-only 4-bit experts scale them).
   [[nodiscard]] double MoeKernels() const;
 
@@ -79,6 +84,7 @@ class StepTimeModel {
   double tp_ = 1, dp_ = 1, ep_ = 1;
   double hidden_ = 0;
   double hbm_bw_ = 0, link_bw_ = 0;
+  double domain_ = 8, scale_out_bw_ = 0, scale_out_latency_ = 0;  // a group beyond one domain
   double peak_dense_ = 0, peak_expert_ = 0, peak_bf16_ = 0;
   double ar_latency_prior_ = 0, a2a_latency_prior_ = 0;
   // Per layer, per GPU.

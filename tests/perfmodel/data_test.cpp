@@ -142,8 +142,10 @@ TEST(Deployment, RefusesWhatCannotRun) {
   o.precision = "bf16";
   o.tp = 1;
   EXPECT_THROW(ResolveDeployment(Data(), o), InputError);  // 141 GB of weights on 80 GB
+  o.tp = 12;
+  EXPECT_THROW(ResolveDeployment(Data(), o), InputError);  // beyond one 8-GPU domain but not whole domains
   o.tp = 16;
-  EXPECT_THROW(ResolveDeployment(Data(), o), InputError);
+  EXPECT_EQ(ResolveDeployment(Data(), o).tp, 16);  // two domains over the scale-out network
   o.tp = 4;
   o.ep = 4;
   EXPECT_THROW(ResolveDeployment(Data(), o), InputError);  // a dense model has no experts

@@ -9,14 +9,21 @@
 namespace infermark::perfmodel {
 namespace {
 
-Deployment Make(const std::string& model, const std::string& hw, const std::string& precision, int tp) {
+const EngineData& Data() {
   static const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
+  return data;
+}
+
+Deployment Make(const std::string& model, const std::string& hw, const std::string& precision, int tp, int ep = 1,
+                bool dp_attention = false) {
   DeploymentOptions o;
   o.model = model;
   o.hardware = hw;
   o.precision = precision;
   o.tp = tp;
-  return ResolveDeployment(data, o);
+  o.ep = ep;
+  o.dp_attention = dp_attention;
+  return ResolveDeployment(Data(), o);
 }
 
 BatchShape Decode(const StepTimeModel& m, int seqs, double context) {
@@ -87,6 +94,63 @@ TEST(StepTime, CausalPairsMatchTheSum) {
         }
         EXPECT_DOUBLE_EQ(CausalPairs(cached, chunk, cap), sum) << cached << " " << chunk << " " << cap;
       }
+}
+
+TEST(StepTime, AttentionDataParallelWithExpertsOverTpPaysAGatherAndScatterPerFfnBlock) {
+  // DeepSeek-R1 rows of disaggregated catalogs run dp-attn with ep 1: attention per rank, experts
+  // split over TP. Around each of the 61 FFN blocks (3 dense, 58 MoE) every rank gathers all ranks'
+  // tokens and scatters the reduced outputs back: an all-reduce's traffic of the whole batch.
+  const Deployment d = Make("deepseek-r1", "b200", "fp8", 8, 1, true);
+  const StepTimeModel dp(d);
+  const StepTimeModel tp(Make("deepseek-r1", "b200", "fp8", 8));
+  // Each rank's attention reads 1/8 of the batch's KV, where TP attention reads the replicated latent of all.
+  EXPECT_LT(dp.Seconds(Decode(dp, 256, 4096)), tp.Seconds(Decode(tp, 256, 4096)));
+  // The collectives' bandwidth term, exactly: remove it with a 1000× faster scale-up link.
+  EngineData fast_link = Data();
+  for (HardwareSpec& h : fast_link.hardware)
+    if (h.name == "b200") h.link_bytes_per_s *= 1000;
+  DeploymentOptions o;
+  o.model = "deepseek-r1";
+  o.hardware = "b200";
+  o.precision = "fp8";
+  o.tp = 8;
+  o.dp_attention = true;
+  const StepTimeModel dp_fast(ResolveDeployment(fast_link, o));
+  const double bytes = 256 * 7168 * 2.0;
+  const double ring = 2 * 7.0 / 8 * bytes / (d.efficiency.link_bw_fraction * d.hardware.link_bytes_per_s);
+  EXPECT_NEAR(dp.Seconds(Decode(dp, 256, 4096)) - dp_fast.Seconds(Decode(dp_fast, 256, 4096)), 61 * ring * 0.999, 1e-7);
+}
+
+TEST(StepTime, ATensorParallelGroupBeyondOneDomainCrossesTheScaleOutNetwork) {
+  // TP 16 on H100 spans two 8-GPU NVLink domains: its all-reduces cross the 400 Gb/s NICs, and a TP group
+  // of 12 (not whole domains) is refused.
+  const StepTimeModel tp16(Make("deepseek-r1", "h100", "fp8", 16));
+  EngineData fast_nics = Data();
+  for (HardwareSpec& h : fast_nics.hardware)
+    if (h.name == "h100") h.scale_out_bytes_per_s *= 100;
+  DeploymentOptions o;
+  o.model = "deepseek-r1";
+  o.hardware = "h100";
+  o.precision = "fp8";
+  o.tp = 16;
+  const StepTimeModel tp16_fast(ResolveDeployment(fast_nics, o));
+  BatchShape chunk;
+  AddPrefill(chunk, 0, 8192, tp16.caps());
+  // 61 layers × 2 all-reduces of 8,192 × 7,168 bf16 values: each GPU's 1/8 shard crosses its NIC
+  // (50 GB/s at the link fraction): tens of milliseconds that 100× faster NICs nearly remove.
+  EXPECT_GT(tp16.Seconds(chunk) - tp16_fast.Seconds(chunk), 0.02);
+  try {
+    Make("deepseek-r1", "h100", "fp8", 12);
+    FAIL() << "tp 12 on 8-GPU domains was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("whole domains"), std::string::npos) << e.what();
+  }
+  // Wide EP across domains: 8/15 of each rank's dispatch crosses the NICs, the slower side.
+  o.ep = 16;
+  o.dp_attention = true;
+  const StepTimeModel ep16(ResolveDeployment(Data(), o));
+  const StepTimeModel ep16_fast(ResolveDeployment(fast_nics, o));
+  EXPECT_GT(ep16.Seconds(Decode(ep16, 512, 2048)), ep16_fast.Seconds(Decode(ep16_fast, 512, 2048)));
 }
 
 }  // namespace
