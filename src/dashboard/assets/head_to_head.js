@@ -52,7 +52,7 @@ export async function renderHeadToHead(state) {
     const b = best(rows, state.b, i, y.key);
     return a && b ? `×${(b / a).toFixed(2)}` : '–';
   });
-  const foot = `<tfoot><tr><th colspan="2">${esc(state.b)} / ${esc(state.a)} (best measured series)</th>${ratio
+  const foot = `<tfoot><tr><th colspan="2">${esc(state.b)} / ${esc(state.a)} (best measured series${LOWER_IS_BETTER.includes(y.key) ? ', lower is better' : ''})</th>${ratio
     .map((r) => `<td class="num">${r}</td>`).join('')}</tr></tfoot>`;
   table.innerHTML = rows.length ? `${head}<tbody>${lines.join('')}</tbody>${foot}`
     : '<caption>No points of these GPUs match the filters.</caption>';

@@ -57,14 +57,14 @@ export async function renderHistory(state) {
         responsive: true,
         maintainAspectRatio: false,
         scales: { y: { beginAtZero: true, title: { display: true, text: '' } } },
-        plugins: { legend: { position: 'bottom', labels: { boxWidth: 24, boxHeight: 2 } }, title: { display: false, text: '' } },
+        plugins: { legend: { position: 'bottom', labels: { boxWidth: 24, boxHeight: 2 } }, title: { display: true, text: '' } },
       },
     });
     registerChart('history', chart);
   }
   chart.data.labels = dates;
   chart.data.datasets = datasets;
-  chart.options.scales.y.title.text = `${y.label} (${y.unit})`;
+  chart.options.scales.y.title.text = y.unit;
   chart.options.plugins.title.text = title;
   chart.update('none');
   const all = series.flatMap((s) => s.dates.filter((d) => d.y !== null).map((d) => ({ series: s.series, ...d })))
