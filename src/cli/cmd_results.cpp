@@ -23,6 +23,7 @@
 #include "results/csv_export.hpp"
 #include "results/indented_json.hpp"
 #include "results/ingest.hpp"
+#include "results/ingest_inferencex_app.hpp"
 #include "results/power_aggregation.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
@@ -274,6 +275,7 @@ struct IngestCommand {
   bool predicted = false;
   bool measured = false;
   double time_scale = 0;
+  std::string format = "auto";
   SettingFlags flags;
 };
 
@@ -293,14 +295,18 @@ int RunIngest(IngestCommand& cmd) {
   run.infermark_version = kVersion;
   run.source = "ingest";
   run.recipe = cmd.config_key;
-  // Every file is read before the store is even opened: a bad file leaves no trace.
-  const std::vector<results::Point> points = results::ReadResultFiles(cmd.paths, options);
-  if (run.run_key.empty()) run.run_key = results::DerivedRunKey(points);
+  // Every file is read before the store is even opened: a bad file leaves no trace. InferenceX-app
+  // rows come as one batch per workflow run, everything else as one batch under `run`.
+  std::vector<results::IngestBatch> batches =
+      results::ReadIngestBatches(cmd.paths, results::ParseIngestFormat(cmd.format), options, run);
   auto store = results::OpenStore(cmd.db);
-  const results::IngestOutcome outcome = store->Ingest(run, points);
-  std::cout << "run " << outcome.run_id << " (" << run.run_key << "): " << outcome.added << " added, "
-            << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << points.size()
-            << " point(s)) into " << cmd.db << '\n';
+  for (results::IngestBatch& batch : batches) {
+    if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points);
+    const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
+    std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+              << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
+              << " point(s)) into " << cmd.db << '\n';
+  }
   return kExitOk;
 }
 
@@ -490,6 +496,11 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   i->add_option("--run", ingest->run_key, "Run key (default: derived from the files, so re-ingesting is a no-op)");
   i->add_option("--label", ingest->label, "Run label shown in lists and reports (default: the key)");
   i->add_option("--config-key", ingest->config_key, "Recipe (config key) to record for points that name none");
+  i->add_option("--format", ingest->format,
+                "auto (per file), result (client results, agg records), agg (agg records, agg_bmk.json) or "
+                "inferencex-app (InferenceX-app API benchmark rows: one run per workflow run)")
+      ->check(CLI::IsMember({"auto", "result", "agg", "inferencex-app"}))
+      ->capture_default_str();
   auto* pred = i->add_flag("--predicted", ingest->predicted, "Mark the points predicted");
   i->add_flag("--measured", ingest->measured, "Mark the points measured")->excludes(pred);
   i->add_option("--time-scale", ingest->time_scale, "The engine ran this many times faster than the modelled hardware")
