@@ -28,7 +28,7 @@ export function pointDetails(p, yKey) {
     ['Model', `${p.model} · ${sequence(p)} · ${p.agentic ? 'users' : 'conc'} ${p.conc}`],
     ['Deployment', deployment(p)],
     [y.label, withUnit(p[y.key], y.unit)],
-    ['Interactivity', withUnit(p.interactivity, 'tok/s/user')],
+    [p.agentic ? 'Interactivity (P50 E2E-norm.)' : 'Interactivity', withUnit(p.interactivity, 'tok/s/user')],
     ['E2E latency', withUnit(p.e2el_s, 's')],
     ['TTFT / TPOT', `${withUnit(p.ttft_ms, 'ms')} / ${withUnit(p.tpot_ms, 'ms')}`],
     ['Run', `${p.run_label ?? p.run_id} · ${p.date ?? ''} · ${p.kind}`],

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { buildStore } from './fixture.mjs';
+import { AGENTIC_USERS, buildStore } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -296,4 +296,22 @@ test('export: CSV of the filtered points with units, and a chart as PNG', async 
   const png = fs.readFileSync(await waitForDownload('infermark-intvty.png'));
   assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
   fs.copyFileSync(path.join(downloads, 'infermark-intvty.png'), path.join(screens, '09-exported-chart.png'));
+});
+
+test('agentic view: its own sequence, charted on E2E-normalized interactivity, users as concurrency', async () => {
+  if (process.env.INFERMARK_DASHBOARD_MOCK === '1') return;
+  await page.goto(baseUrl);
+  await idle();
+  assert.equal(await page.$eval('#agentic-note', (e) => e.hidden), true);
+  await setFilter('sequence', '1k/1k', false);
+  await setFilter('sequence', 'agentic', true);
+  assert.equal(await text('#point-count'), `${AGENTIC_USERS.length} points (${AGENTIC_USERS.length} measured, 0 predicted)`);
+  assert.equal(await page.$eval('#agentic-note', (e) => e.hidden), false);
+  assert.equal(await page.evaluate(() => window.infermark.chart('intvty').options.scales.x.title.text),
+    'P50 E2E-normalized interactivity (tok/s/user)');
+  const series = await page.evaluate(() => window.infermark.chart('intvty').data.datasets.find((d) => d.type !== 'line').label);
+  assert.equal(series, 'h100 · vllm · fp8 · kvnone');
+  const tip = await hover('intvty', series, AGENTIC_USERS[0]);
+  assert.ok(tip.includes(`agentic · users ${AGENTIC_USERS[0]}`), tip);
+  await shot('10-agentic.png');
 });

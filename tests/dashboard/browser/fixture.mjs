@@ -5,10 +5,13 @@
 //   nightly-2 (2026-11-08): the same, with b200 at conc 16 20 % slower (a regression), and one
 //                           disaggregated b200 sglang fp4 point with MTP
 //   predict-h100 (2026-11-08): h100 predicted at time scale 2 (figures de-scaled by 2)
+//   agentic-1: two agentic-coding points (8 and 32 users), InferenceX agentic aggregates from
+//              tests/fixtures/agentic-aggregates/sweep served as this model on h100 with vllm
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const MODEL = 'deepseek-ai/DeepSeek-R1-0528';
 
@@ -91,7 +94,30 @@ export function ingestRun(binary, dir, db, run) {
   execFileSync(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
+const here = path.dirname(fileURLToPath(import.meta.url));
+const AGENTIC_SOURCE = path.resolve(here, '../../fixtures/agentic-aggregates/sweep');
+
+/// Users of the agentic points (one aggregate each).
+export const AGENTIC_USERS = [8, 32];
+
+// Stores the agentic aggregates, re-labelled as this fixture's model, hardware and framework.
+function ingestAgentic(binary, dir, db) {
+  const runDir = path.join(dir, 'agentic-1');
+  fs.mkdirSync(runDir, { recursive: true });
+  for (const users of AGENTIC_USERS) {
+    const name = `qwen3.5_fp8_sglang_tp8-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc${users}_b300.json`;
+    const aggregate = JSON.parse(fs.readFileSync(path.join(AGENTIC_SOURCE, name), 'utf8'));
+    Object.assign(aggregate, { model: MODEL, infmax_model_prefix: 'dsr1', hw: 'h100', framework: 'vllm',
+      image: PROVENANCE.image, host: PROVENANCE.host, engine_flags: PROVENANCE.engine_flags,
+      infermark_version: PROVENANCE.infermark_version });
+    fs.writeFileSync(path.join(runDir, `agentic_conc${users}.json`), JSON.stringify(aggregate));
+  }
+  execFileSync(binary, ['results', 'ingest', '--db', db, '--run', 'agentic-1', '--label', 'agentic 1', runDir],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
 /// Stores every run of the fixture in `db` (records written under `dir`).
 export function buildStore(binary, dir, db) {
   for (const run of RUNS) ingestRun(binary, dir, db, run);
+  ingestAgentic(binary, dir, db);
 }
