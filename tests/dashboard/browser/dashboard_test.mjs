@@ -38,26 +38,28 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'infermark-dashboard-'));
 const downloads = path.join(work, 'downloads');
 let server;
 let baseUrl;
+let storePath;
 let browser;
 let page;
 
-/// Starts `infermark dashboard` on a free port and resolves with the address it prints.
-function startServer(db) {
+/// Starts `infermark dashboard` (with `extra` flags) on a free port; resolves with the process and
+/// the address it prints.
+function startServer(db, extra = []) {
   return new Promise((resolve, reject) => {
     const mock = process.env.INFERMARK_DASHBOARD_MOCK === '1';
-    server = mock ? spawn(process.execPath, [path.join(here, 'mock_server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] })
-      : spawn(binary, ['dashboard', '--db', `sqlite:${db}`, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = mock ? spawn(process.execPath, [path.join(here, 'mock_server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn(binary, ['dashboard', '--db', `sqlite:${db}`, '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the dashboard printed no address in 20 s: ${out}`)), 20000);
-    server.stdout.on('data', (chunk) => {
+    proc.stdout.on('data', (chunk) => {
       out += chunk;
       const m = out.match(/http:\/\/[\w.:[\]-]+\//);
       if (m) {
         clearTimeout(timer);
-        resolve(m[0]);
+        resolve({ proc, url: m[0] });
       }
     });
-    server.on('exit', (code) => reject(new Error(`the dashboard exited (${code}) before serving: ${out}`)));
+    proc.on('exit', (code) => reject(new Error(`the dashboard exited (${code}) before serving: ${out}`)));
   });
 }
 
@@ -125,8 +127,9 @@ before(async () => {
   fs.mkdirSync(screens, { recursive: true });
   fs.mkdirSync(downloads, { recursive: true });
   const db = path.join(work, 'store.db');
+  storePath = db;
   if (process.env.INFERMARK_DASHBOARD_MOCK !== '1') buildStore(binary, path.join(work, 'records'), db);
-  baseUrl = await startServer(db);
+  ({ proc: server, url: baseUrl } = await startServer(db));
   browser = await puppeteer.launch({ executablePath: chromium, headless: true,
     args: ['--no-sandbox', '--disable-gpu', `--user-data-dir=${path.join(work, 'profile')}`] });
   page = await browser.newPage();
@@ -314,4 +317,22 @@ test('agentic view: its own sequence, charted on E2E-normalized interactivity, u
   const tip = await hover('intvty', series, AGENTIC_USERS[0]);
   assert.ok(tip.includes(`agentic · users ${AGENTIC_USERS[0]}`), tip);
   await shot('10-agentic.png');
+});
+
+test('token: the page passes its address\'s token to the API; without it the API\'s refusal is shown', async () => {
+  if (process.env.INFERMARK_DASHBOARD_MOCK === '1') return;
+  const { proc, url } = await startServer(storePath, ['--token', 's3cret']);
+  try {
+    await page.goto(`${url}?token=s3cret`);
+    await idle();
+    assert.equal(await text('#point-count'), '16 points (13 measured, 3 predicted)');
+    assert.equal(await page.$eval('#csv-export', (e) => new URL(e.href).searchParams.get('token')), 's3cret');
+    await page.goto(url);
+    await idle();
+    const status = await text('#status');
+    assert.match(status, /^meta: 401/, status);
+    await shot('11-token-refused.png');
+  } finally {
+    proc.kill();
+  }
 });
