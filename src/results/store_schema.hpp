@@ -1,5 +1,7 @@
-// The SQLite store's schema as a list of forward migrations: migration N takes a store from
-// version N-1 to N. A store records its version in `schema_version`; opening migrates it forward.
+// The results store's schema as a list of forward migrations, in two dialects: migration N takes a
+// store from version N-1 to N, and version N means the same tables and columns in SQLite and in
+// PostgreSQL. A SQLite store records its version in `schema_version`; a PostgreSQL store one row per
+// applied migration in `schema_migrations`. Opening migrates a store forward.
 #pragma once
 
 #include <string_view>
@@ -8,6 +10,7 @@
 namespace infermark::results {
 
 class SqliteDb;
+class PgConnection;
 
 /// The migrations in order; element i brings a store to version i + 1.
 const std::vector<std::string_view>& StoreMigrations();
@@ -18,5 +21,17 @@ void MigrateStore(SqliteDb& db, int target);
 
 /// The store's schema version (0 for an empty database).
 int ReadSchemaVersion(SqliteDb& db);
+
+/// The PostgreSQL migrations in order, as many as StoreMigrations(); element i brings a store to
+/// version i + 1.
+const std::vector<std::string_view>& PostgresStoreMigrations();
+
+/// Migrates the PostgreSQL store open on `db` to `target` (0: the newest) in one transaction under
+/// an advisory lock, so that several processes opening a new store at once migrate it once. Throws
+/// InputError when the store is newer than this build or the database holds other `runs`/`points`.
+void MigratePostgresStore(PgConnection& db, int target);
+
+/// The PostgreSQL store's schema version (0 before the first migration).
+int ReadPostgresSchemaVersion(PgConnection& db);
 
 }  // namespace infermark::results
