@@ -13,6 +13,7 @@
 #include "results/ingest_inferencex_app.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/result_store.hpp"
+#include "run_binary.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::results {
@@ -263,6 +264,33 @@ TEST_F(IngestApp, BadRowsNameFileRecordFieldAndRule) {
 
   EXPECT_EQ(ErrorOf(Json::object({{"hardware", "h100"}})),
             file + ": InferenceX-app API data is a JSON array of benchmark rows");
+}
+
+TEST_F(IngestApp, CommandStoresPublicRowsOnceAndRefusesTheWrongFormat) {
+  const std::string db = (dir_ / "cli.db").string();
+  const auto first = test::RunInfermark({"results", "ingest", "--db", db, "--format", "inferencex-app", kApp});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("(inferencex-app-run-22469096331-1): 3 added, 0 updated, 0 unchanged"), std::string::npos)
+      << first.out;
+  EXPECT_NE(first.out.find("(inferencex-app-run-21831958748-2): 1 added"), std::string::npos) << first.out;
+  // The folder in auto: the app rows change nothing, the agg_bmk.json records form one more run.
+  const auto again = test::RunInfermark({"results", "ingest", "--db", db, test::Fixture("inferencex-app")});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("(inferencex-app-run-22469096331-1): 0 added, 0 updated, 3 unchanged"), std::string::npos)
+      << again.out;
+  EXPECT_NE(again.out.find("3 added, 0 updated, 0 unchanged (3 point(s))"), std::string::npos) << again.out;
+  EXPECT_EQ(OpenStore(db)->ListRuns().size(), 5U);
+
+  const std::string fresh = (dir_ / "fresh.db").string();
+  const auto wrong = test::RunInfermark({"results", "ingest", "--db", fresh, "--format", "agg", kApp});
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("benchmarks.json: entry 'record 0': an agg file holds processed agg records"),
+            std::string::npos)
+      << wrong.err;
+  EXPECT_FALSE(fs::exists(fresh));
+  const auto unknown = test::RunInfermark({"results", "ingest", "--db", fresh, "--format", "csv", kApp});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("--format"), std::string::npos) << unknown.err;
 }
 
 }  // namespace
