@@ -46,6 +46,26 @@ TEST(MonotoneSpline, InteriorSlopesAreSteffens) {
   for (std::size_t i = 0; i < kXs.size(); ++i) EXPECT_DOUBLE_EQ(*spline.At(kXs[i]), kYs[i]);
 }
 
+TEST(MonotoneSpline, AgreesWithInferenceXsDocumentedCases) {
+  // The cases InferenceX-app's calculator tests state (useThroughputData.test.ts): two knots give
+  // end slopes 15 and 7.5; (0,0), (1,1), (2,4) an interior slope of 2; a peak a zero slope.
+  const MonotoneSpline two({0.0, 10.0}, {0.0, 100.0});
+  EXPECT_NEAR(two.slopes()[0], 15.0, 1e-12);
+  EXPECT_NEAR(two.slopes()[1], 7.5, 1e-12);
+  EXPECT_NEAR(MonotoneSpline({0.0, 1.0, 2.0}, {0.0, 1.0, 4.0}).slopes()[1], 2.0, 1e-12);
+  EXPECT_DOUBLE_EQ(MonotoneSpline({0.0, 1.0, 2.0}, {0.0, 1.0, 0.0}).slopes()[1], 0.0);
+  const MonotoneSpline linear({0.0, 10.0, 20.0, 30.0}, {0.0, 100.0, 200.0, 300.0});
+  EXPECT_NEAR(*linear.At(15.0), 150.0, 0.5);
+
+  // Their frontier cases: (15, 100) lies under (20, 700); equal x keeps the highest throughput.
+  const IsoFrontier front({{10, 800, 0}, {15, 100, 1}, {20, 700, 2}, {30, 300, 3}});
+  ASSERT_EQ(front.front().size(), 3U);
+  EXPECT_EQ(front.front()[1].index, 2U);
+  const IsoFrontier same_x({{10, 100, 0}, {10, 300, 1}, {10, 200, 2}});
+  ASSERT_EQ(same_x.front().size(), 1U);
+  EXPECT_DOUBLE_EQ(same_x.Throughput(10)->value, 300.0);
+}
+
 TEST(MonotoneSpline, FlatNeighboursGiveZeroSlopeAndNoOvershoot) {
   // 0, 1, 1, 0: a local extremum keeps a zero slope, so the curve stays within [0, 1].
   const MonotoneSpline spline({1.0, 2.0, 3.0, 4.0}, {0.0, 1.0, 1.0, 0.0});
