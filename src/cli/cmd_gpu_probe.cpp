@@ -164,6 +164,57 @@ GemmPlan PlanGemms(const std::vector<perfmodel::ModelSpec>& models, const std::v
   return plan;
 }
 
+// The probe's entry for `op` over `gpus` GPUs at `bytes` (the probe rounds sizes up to whole
+// elements per rank: the nearest entry within 2·gpus bytes), or null.
+const perfmodel::ProbedCollective* Measured(const perfmodel::ScaleUpProfile& s, const std::string& op, int gpus,
+                                            std::int64_t bytes) {
+  const perfmodel::ProbedCollective* best = nullptr;
+  for (const perfmodel::ProbedCollective& c : s.collectives)
+    if (c.op == op && c.gpus == gpus && c.bytes >= bytes && c.bytes - bytes <= 2 * gpus &&
+        (best == nullptr || c.bytes < best->bytes))
+      best = &c;
+  return best;
+}
+
+// `gpu collective-table`: each model's collectives per step, the model's cost at each GPU count and
+// the probe's time beside it when a profile measured that size.
+int RunCollectiveTable(const std::vector<std::string>& names, const std::string& hardware, const std::vector<int>& gpus,
+                       const std::string& profile_path, bool quick) {
+  const perfmodel::HardwareSpec* hw = nullptr;
+  const auto catalog = perfmodel::LoadHardwareFile((fs::path(perfmodel::EngineDataDir()) / "hardware.yaml").string());
+  for (const perfmodel::HardwareSpec& h : catalog)
+    if (h.name == hardware) hw = &h;
+  if (hw == nullptr) BadFlag("--hardware", "unknown hardware '" + hardware + "'");
+  for (const int n : gpus)
+    if (n < 1 || n > 64) BadFlag("--gpus", "each GPU count must be in 1..64");
+  std::optional<HardwareProfile> profile;
+  if (!profile_path.empty()) profile = perfmodel::LoadHardwareProfile(profile_path);
+  const perfmodel::EfficiencyFactors factors;
+  std::printf("# model: %s priors (link %.0f GB/s x fraction %.2f, all-reduce %.1f us, all-to-all %.1f us)%s\n",
+              hw->name.c_str(), hw->link_bytes_per_s / 1e9, factors.link_bw_fraction, hw->allreduce_latency_s * 1e6,
+              hw->alltoall_latency_s * 1e6, profile ? ("; measured: " + profile_path).c_str() : "");
+  std::printf("%-16s %-18s %-7s %6s %11s %5s", "model", "use", "phase", "tokens", "bytes", "/step");
+  for (const int n : gpus)
+    std::printf(" %9s %9s", ("model" + std::to_string(n)).c_str(), ("meas" + std::to_string(n)).c_str());
+  std::printf("   (us per call)\n");
+  for (const perfmodel::ModelSpec& m : Models(names)) {
+    for (const perfmodel::CollectiveShape& c : perfmodel::CollectiveShapes(m, DecodeBatches(quick), kPrefillTokens)) {
+      std::printf("%-16s %-18s %-7s %6lld %11lld %5d", c.model.c_str(), c.use.c_str(), c.phase.c_str(),
+                  static_cast<long long>(c.tokens), static_cast<long long>(c.bytes), c.per_step);
+      for (const int n : gpus) {
+        const double t = perfmodel::ModelCollectiveSeconds(*hw, factors, c.op, n, static_cast<double>(c.bytes));
+        const perfmodel::ProbedCollective* p = profile ? Measured(profile->scale_up, c.op, n, c.bytes) : nullptr;
+        char model_text[24] = "-", meas_text[24] = "-";
+        if (t >= 0) std::snprintf(model_text, sizeof model_text, "%.2f", t * 1e6);
+        if (p != nullptr) std::snprintf(meas_text, sizeof meas_text, "%.2f", p->seconds * 1e6);
+        std::printf(" %9s %9s", model_text, meas_text);
+      }
+      std::printf("\n");
+    }
+  }
+  return kExitOk;
+}
+
 // ---- Power ------------------------------------------------------------------------------------
 
 struct PowerSample {
@@ -341,15 +392,15 @@ std::string CommandLine(const ProbeFlags& f) {
   std::string out = "infermark gpu probe --out " + f.out;
   if (!f.hardware.empty()) out += " --hardware " + f.hardware;
   if (!f.models.empty()) out += " --models " + list(f.models);
+  if (f.collectives_only) {
+    if (f.quick) out += " --quick";
+    return out + " --device " + std::to_string(f.device) + " --collectives-only --gpus " + list(f.gpus);
+  }
   out += " --tp " + list(f.tp);
   if (f.quick) out += " --quick";
   out += " --repeats " + std::to_string(f.repeats) + " --rounds " + std::to_string(f.rounds) + " --device " +
          std::to_string(f.device);
-  if (f.collectives_only) {
-    out += " --collectives-only --gpus " + list(f.gpus);
-  } else if (f.collectives) {
-    out += " --collectives --gpus " + list(f.gpus);
-  }
+  if (f.collectives) out += " --collectives --gpus " + list(f.gpus);
   return out;
 }
 
@@ -706,6 +757,27 @@ void AddGpuProbeCommands(CLI::App& app, CommandResult& result) {
                    "those above the host's GPU count are skipped)")
       ->delimiter(',');
   probe->callback([f, &result] { result.exit_code = RunProbe(*f); });
+
+  struct TableFlags {
+    std::vector<std::string> models;
+    std::string hardware = "h200";
+    std::vector<int> gpus = {1, 2, 4, 8};
+    std::string profile;
+    bool quick = false;
+  };
+  auto t = std::make_shared<TableFlags>();
+  auto* table = group->add_subcommand(
+      "collective-table",
+      "Print the collectives each built-in model exchanges per step (message sizes as gpu probe --collectives times "
+      "them), the performance model's time for each at each GPU count, and a profile's measured time beside it");
+  table->add_option("--models", t->models, "Built-in models, comma-separated (default: all)")->delimiter(',');
+  table->add_option("--hardware", t->hardware, "Catalog hardware whose scale-up priors the model uses")
+      ->capture_default_str();
+  table->add_option("--gpus", t->gpus, "GPU counts, comma-separated (default 1,2,4,8)")->delimiter(',');
+  table->add_option("--profile", t->profile, "Hardware profile with a scale_up section (gpu probe --collectives)");
+  table->add_flag("--quick", t->quick, "Decode batches 1, 64 and 256 only");
+  table->callback(
+      [t, &result] { result.exit_code = RunCollectiveTable(t->models, t->hardware, t->gpus, t->profile, t->quick); });
 
   auto files = std::make_shared<std::vector<std::string>>();
   auto tolerance = std::make_shared<double>(0.03);

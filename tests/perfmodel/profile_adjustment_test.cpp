@@ -143,5 +143,27 @@ TEST(ProfileAdjustment, ExpertParallelDeploymentsTakeTheLinkFromTheAllToAll) {
   EXPECT_DOUBLE_EQ(d.hardware.link_bytes_per_s, 250e9);
 }
 
+TEST(ProfileAdjustment, TheOneGpuH200ProbeIsReadButChangesNoCollectiveTerm) {
+  // `gpu probe --collectives-only` on one H200: 1-rank communicators only (no link crossed).
+  const std::string path = test::SourcePath("tests/fixtures/gpu/h200/collectives_1.yaml");
+  const HardwareProfile p = LoadHardwareProfile(path);
+  EXPECT_EQ(p.scale_up.nccl_version, "2.28.9");
+  EXPECT_FALSE(p.scale_up.nvls);
+  ASSERT_EQ(p.scale_up.collectives.size(), 180u);
+  for (const ProbedCollective& c : p.scale_up.collectives) {
+    EXPECT_EQ(c.gpus, 1);
+    EXPECT_EQ(c.bus_bytes_per_s, 0);
+    EXPECT_GT(c.seconds, 0);
+  }
+  EXPECT_FALSE(p.scale_up.Sizes("all_to_all", 1).empty());
+  Deployment d = Make();
+  const HardwareSpec before = d.hardware;
+  const ProfileAdjustment a = ApplyHardwareProfile(d, p, nullptr);
+  EXPECT_TRUE(a.changes.empty());
+  EXPECT_DOUBLE_EQ(d.hardware.allreduce_latency_s, before.allreduce_latency_s);
+  EXPECT_DOUBLE_EQ(d.hardware.alltoall_latency_s, before.alltoall_latency_s);
+  EXPECT_DOUBLE_EQ(d.hardware.link_bytes_per_s, before.link_bytes_per_s);
+}
+
 }  // namespace
 }  // namespace infermark::perfmodel
