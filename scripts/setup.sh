@@ -13,6 +13,7 @@ PACKAGES=(
   hyperfine
   chromium
   slurm-wlm munge
+  postgresql libpq-dev
 )
 # Node.js and npm (tokenizer fixtures, browser tests) may come from outside Debian; take Debian's only when absent.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)

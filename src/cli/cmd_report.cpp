@@ -9,6 +9,7 @@
 #include "core/exit_codes.hpp"
 #include "results/report.hpp"
 #include "results/result_store.hpp"
+#include "results/store_url.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -21,15 +22,14 @@ struct ReportCommand {
 };
 
 int RunReport(const ReportCommand& cmd) {
-  std::error_code ec;
-  if (!std::filesystem::exists(cmd.db, ec)) {
+  if (!results::StoreUrlExists(cmd.db)) {
     throw InputError(Diagnostic{
         {cmd.db, 0, 0}, "", "", "no results store here (store results with `infermark results ingest`, or pass --db)"});
   }
-  auto store = results::OpenStore(cmd.db);
+  auto store = results::OpenStoreUrl(cmd.db);
   results::ReportOptions options;
   options.title = cmd.title;
-  options.store_path = cmd.db;
+  options.store_path = results::DisplayStoreUrl(cmd.db);
   const int points = results::WriteReport(*store, cmd.runs, cmd.output, options);
   std::cout << "wrote " << cmd.output << " (" << points << " points)\n";
   return kExitOk;
@@ -41,7 +41,7 @@ void AddReportCommand(CLI::App& app, CommandResult& result) {
                                  "Write one self-contained HTML report (SVG charts: tok/s/GPU vs interactivity and vs "
                                  "E2E latency, Pareto frontiers, point tables; agentic-coding points apart, vs "
                                  "E2E-normalized and full-response interactivity, with cache hit rate vs users)");
-  sub->add_option("--db", cmd->db, "Results store")->capture_default_str();
+  sub->add_option("--db", cmd->db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   sub->add_option(
       "--run", cmd->runs,
       "Runs to show, e.g. --run 3 latest (id, key, prefix, label or latest; one flag, several values: a repeated "

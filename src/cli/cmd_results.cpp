@@ -28,6 +28,7 @@
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
 #include "results/result_store.hpp"
+#include "results/store_url.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -58,13 +59,12 @@ struct SettingFlags {
 };
 
 // Read-only commands never create a store by accident.
-std::unique_ptr<results::ResultStore> OpenExisting(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) {
+std::unique_ptr<results::ResultStore> OpenExisting(const std::string& url) {
+  if (!results::StoreUrlExists(url)) {
     throw InputError(Diagnostic{
-        {path, 0, 0}, "", "", "no results store here (store results with `infermark results ingest`, or pass --db)"});
+        {url, 0, 0}, "", "", "no results store here (store results with `infermark results ingest`, or pass --db)"});
   }
-  return results::OpenStore(path);
+  return results::OpenStoreUrl(url);
 }
 
 std::string Fixed(double v, int digits) {
@@ -299,13 +299,13 @@ int RunIngest(IngestCommand& cmd) {
   // rows come as one batch per workflow run, everything else as one batch under `run`.
   std::vector<results::IngestBatch> batches =
       results::ReadIngestBatches(cmd.paths, results::ParseIngestFormat(cmd.format), options, run);
-  auto store = results::OpenStore(cmd.db);
+  auto store = results::OpenStoreUrl(cmd.db);
   for (results::IngestBatch& batch : batches) {
     if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points);
     const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
     std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
               << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
-              << " point(s)) into " << cmd.db << '\n';
+              << " point(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
   }
   return kExitOk;
 }
@@ -492,7 +492,7 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   auto ingest = std::make_shared<IngestCommand>();
   auto* i = results_cmd->add_subcommand("ingest", "Store result files (client results or agg records) as one run");
   i->add_option("paths", ingest->paths, "Result files or folders (searched for *.json)")->required();
-  i->add_option("--db", ingest->db, "Results store")->capture_default_str();
+  i->add_option("--db", ingest->db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   i->add_option("--run", ingest->run_key, "Run key (default: derived from the files, so re-ingesting is a no-op)");
   i->add_option("--label", ingest->label, "Run label shown in lists and reports (default: the key)");
   i->add_option("--config-key", ingest->config_key, "Recipe (config key) to record for points that name none");
@@ -510,14 +510,14 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
 
   auto db = std::make_shared<std::string>(results::DefaultStorePath());
   auto* l = results_cmd->add_subcommand("list", "List the stored runs");
-  l->add_option("--db", *db, "Results store")->capture_default_str();
+  l->add_option("--db", *db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   l->callback([db, &result] { result.exit_code = RunList(*db); });
 
   auto show_ref = std::make_shared<std::string>();
   auto show_json = std::make_shared<bool>(false);
   auto* s = results_cmd->add_subcommand("show", "Show one run: provenance and points");
   s->add_option("run", *show_ref, "Run id, key, key prefix, label or `latest`")->required();
-  s->add_option("--db", *db, "Results store")->capture_default_str();
+  s->add_option("--db", *db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   s->add_flag("--json", *show_json, "Print JSON (provenance and agg records)");
   s->callback([db, show_ref, show_json, &result] { result.exit_code = RunShow(*db, *show_ref, *show_json); });
 
@@ -527,7 +527,7 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   auto* e = results_cmd->add_subcommand("export", "Export points as CSV (units in the headers; de-scaled)");
   e->add_flag("--csv", *export_csv, "CSV output (the only format)")->required();
   e->add_option("--run", *export_refs, "Runs to export, e.g. --run 1 3 (default: all)");
-  e->add_option("--db", *db, "Results store")->capture_default_str();
+  e->add_option("--db", *db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   e->add_option("-o,--output", *export_out, "File to write (default: standard output)");
   e->callback([db, export_refs, export_out, &result] { result.exit_code = RunExport(*db, *export_refs, *export_out); });
 
@@ -538,7 +538,7 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   c->add_option("--baseline", compare->baseline, "Baseline run")->required();
   c->add_option("--candidate", compare->candidate, "Candidate run (default: the newest other run)");
   c->add_option("--threshold", compare->threshold, "Noise threshold: 5% or 0.05")->capture_default_str();
-  c->add_option("--db", compare->db, "Results store")->capture_default_str();
+  c->add_option("--db", compare->db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   c->add_flag("-v,--verbose", compare->verbose, "List every matched point, not only changes beyond the threshold");
   c->callback([compare, &result] { result.exit_code = RunCompare(*compare); });
 }

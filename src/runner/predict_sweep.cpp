@@ -12,6 +12,7 @@
 #include "perfmodel/disaggregation.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
+#include "results/store_url.hpp"
 #include "runner/launch_env.hpp"
 #include "runner/result_sink.hpp"
 #include "runner/row_disagg.hpp"
@@ -239,7 +240,7 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
   PredictSummary summary;
   summary.result_dir = (fs::path(ResultDir(o, site)) / "predicted").lexically_normal().string();
   SweepRunInfo& info = summary.store;
-  info.database = site.Resolve(o.database.empty() ? site.defaults.database : o.database);
+  info.database = results::ResolveStoreUrl(o.database.empty() ? site.defaults.database : o.database, site.base_dir);
   for (const auto& k : o.config_keys) info.recipe += (info.recipe.empty() ? "" : ",") + k;
   if (info.recipe.empty()) info.recipe = fs::path(o.matrix_file).filename().string();
   info.run_key = o.run_key.empty() ? SweepRunKey("predict", info.recipe, summary.result_dir) : o.run_key;

@@ -8,6 +8,7 @@
 #include "results/process_settings.hpp"
 #include "results/report.hpp"
 #include "results/result_files.hpp"
+#include "results/store_url.hpp"
 
 namespace infermark::runner {
 namespace {
@@ -33,7 +34,7 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
   auto store = std::make_shared<std::unique_ptr<results::ResultStore>>();
   const results::RunInfo run = RunInfoOf(info);
   return [store, run, info](const matrix::MatrixRow& row, const RowPlan& plan, const RowOutcome&) -> std::string {
-    if (!*store) *store = results::OpenStore(info.database);
+    if (!*store) *store = results::OpenStoreUrl(info.database);
     const std::string raw = ReadFile(plan.result_path);
     const Json result = Json::parse(raw);
     results::ReadOptions options;
@@ -62,9 +63,9 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
 }
 
 int WriteSweepReport(const SweepRunInfo& info, const std::string& out_path) {
-  auto store = results::OpenStore(info.database);
+  auto store = results::OpenStoreUrl(info.database);
   results::ReportOptions options;
-  options.store_path = info.database;
+  options.store_path = results::DisplayStoreUrl(info.database);
   options.title = "infermark: " + (info.label.empty() ? info.run_key : info.label);
   return results::WriteReport(*store, {info.run_key}, out_path, options);
 }

@@ -10,6 +10,7 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "matrix/generator.hpp"
+#include "results/store_url.hpp"
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
 #include "runner/result_sink.hpp"
@@ -94,7 +95,7 @@ std::string ResultDir(const SweepCommandOptions& o, const SiteConfig& site) {
 
 SweepRunInfo RunInfoFor(const SweepCommandOptions& o, const SiteConfig& site, const std::string& result_dir) {
   SweepRunInfo info;
-  info.database = site.Resolve(o.database.empty() ? site.defaults.database : o.database);
+  info.database = results::ResolveStoreUrl(o.database.empty() ? site.defaults.database : o.database, site.base_dir);
   std::string recipe;
   for (const auto& k : o.config_keys) recipe += (recipe.empty() ? "" : ",") + k;
   if (recipe.empty()) recipe = fs::path(o.matrix_file).filename().string();
