@@ -114,5 +114,35 @@ TEST(GpuProfileDiff, BadProfileNamesFileLineAndField) {
   EXPECT_NE(r.err.find("surprise"), std::string::npos) << r.err;
 }
 
+TEST(GpuProbe, CollectivesWithoutNcclSayWhereToGetIt) {
+  const ScopedEnv env("NCCL_LIBRARY", "/nonexistent/libnccl.so.2");
+  const auto r = RunInfermark({"gpu", "probe", "--collectives-only", "--out", (TempDir() / "never.yaml").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("NCCL_LIBRARY names /nonexistent/libnccl.so.2, which does not exist"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(TempDir() / "never.yaml"));
+  const auto bad = RunInfermark({"gpu", "probe", "--collectives", "--gpus", "0", "--out", "x.yaml"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--gpus"), std::string::npos) << bad.err;
+}
+
+// The model's collectives beside the one-GPU H200 probe: sizes, the model's time, the measurement.
+TEST(GpuProbe, CollectiveTablePutsTheModelBesideTheProbe) {
+  const auto r = RunInfermark({"gpu", "collective-table", "--models", "deepseek-r1", "--quick", "--gpus", "1,8",
+                               "--profile", "tests/fixtures/gpu/h200/collectives_1.yaml"},
+                              test::SourcePath(""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("h200 priors (link 450 GB/s x fraction 0.60, all-reduce 8.0 us"), std::string::npos) << r.out;
+  // Decode at batch 64: 64 x 7168 x 2 bytes summed twice per layer (122 calls); on one GPU the model
+  // has no collective, the probe's 1-rank all-reduce took 1.41 us; over 8 GPUs the model's prior.
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(deepseek-r1 +tp_all_reduce +decode +64 +917504 +122 +0\.00 +1\.41 +13\.95 +- *\n)")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(deepseek-r1 +ep_combine +prefill +8192 +939524096 +58 )")))
+      << r.out;
+  const auto unknown = RunInfermark({"gpu", "collective-table", "--hardware", "nope"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+}
+
 }  // namespace
 }  // namespace infermark
