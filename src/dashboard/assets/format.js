@@ -42,8 +42,10 @@ export function esc(s) {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }
 
+// Twenty distinguishable colours (dark and light pairs), so a 20-series chart repeats none.
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f',
-  '#bcbd22', '#393b79', '#637939', '#843c39', '#7b4173'];
+  '#bcbd22', '#393b79', '#ad494a', '#637939', '#7b4173', '#e6550d', '#3182bd', '#843c39', '#31a354', '#756bb1',
+  '#636363'];
 
 /// A series' label without its " · predicted" suffix: measured and predicted points of one
 /// deployment share a colour and differ by marker.
