@@ -169,6 +169,12 @@ function wireControls() {
 }
 
 async function boot() {
+  if (!window.Chart) {
+    setStatus('The chart library was not embedded in this build (run scripts/setup.sh, then rebuild infermark).', true);
+    hooks.idle = true;
+    return;
+  }
+  state.y = yMetric(state.y).key;
   try {
     meta = await getJson('meta');
   } catch (e) {
