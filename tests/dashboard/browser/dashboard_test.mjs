@@ -99,9 +99,15 @@ async function hover(chartName, series, conc) {
     const box = chart.canvas.getBoundingClientRect();
     return { x: box.left + el.x, y: box.top + el.y };
   }, chartName, series, conc);
-  await page.mouse.move(at.x - 30, at.y - 30);
+  // Chart.js handles pointer events once per animation frame: leave the chart until the tooltip
+  // is gone, then wait for the one of this very point.
+  await page.mouse.move(1, 1);
+  await page.waitForSelector('#tooltip[hidden]', { timeout: 5000 });
   await page.mouse.move(at.x, at.y, { steps: 4 });
-  await page.waitForSelector('#tooltip:not([hidden])', { timeout: 5000 });
+  await page.waitForFunction((s, c) => {
+    const tip = document.getElementById('tooltip');
+    return !tip.hidden && tip.querySelector('.tt-title').textContent === s && new RegExp(`(conc|users) ${c}\\b`).test(tip.innerText);
+  }, { timeout: 5000 }, series, conc);
   return text('#tooltip');
 }
 
