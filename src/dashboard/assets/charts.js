@@ -88,6 +88,8 @@ function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly
   }
   const sets = [];
   for (const [series, data] of [...bySeries].sort((a, b) => a[0].localeCompare(b[0]))) {
+    // Chart.js takes unparsed data as sorted by x (its hit search relies on it).
+    data.sort((a, b) => a.x - b.x);
     const predicted = data[0].p.kind === 'predicted';
     sets.push({
       label: series,
