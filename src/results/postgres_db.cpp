@@ -21,7 +21,7 @@ std::string Trimmed(std::string text) {
 }  // namespace
 
 std::string HidePassword(const std::string& url) {
-  static const std::regex user_password(R"(^(postgres(?:ql)?://[^:/@?]*):[^@/?]*@)");
+  static const std::regex user_password(R"(^([A-Za-z][A-Za-z0-9+.-]*://[^:/@?]*):[^@/?]*@)");
   static const std::regex keyword(R"(password\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]*))");
   std::string hidden = std::regex_replace(url, user_password, "$1:***@");
   return std::regex_replace(hidden, keyword, "password=***");

@@ -101,7 +101,7 @@ class PgConnection {
   std::string name_;
 };
 
-/// `url` with any password replaced by `***` (in `user:password@` and `password=`).
+/// `url` with any password replaced by `***` (in `scheme://user:password@` and `password=`).
 std::string HidePassword(const std::string& url);
 
 }  // namespace infermark::results
