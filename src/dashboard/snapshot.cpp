@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "core/parallel_chunks.hpp"
+#include "dashboard/point_json.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/power_fields.hpp"
 #include "results/price_table.hpp"
@@ -121,11 +123,21 @@ Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind
                              r.info.host, r.info.infermark_version, r.created_at, r.points, r.predicted_points});
   }
   const std::vector<results::Point> points = store.AllPoints();
+  // Points stored after ListRuns have no run row yet: the next reload picks them up.
+  auto derive = [&](std::size_t begin, std::size_t end) {
+    std::vector<DashboardPoint> out;
+    out.reserve(end - begin);
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto it = run_at.find(points[i].run_id);
+      if (it == run_at.end()) continue;
+      out.push_back(DerivePoint(points[i], snapshot.runs[it->second], prices));
+      out.back().json = PointJsonText(out.back());
+    }
+    return out;
+  };
   snapshot.points.reserve(points.size());
-  for (const results::Point& p : points) {
-    const auto it = run_at.find(p.run_id);
-    if (it == run_at.end()) continue;  // stored after ListRuns: the next reload picks it up
-    snapshot.points.push_back(DerivePoint(p, snapshot.runs[it->second], prices));
+  for (auto& chunk : MapChunks(points.size(), ChunkCount(points.size(), 2000), derive)) {
+    for (DashboardPoint& d : chunk) snapshot.points.push_back(std::move(d));
   }
   return snapshot;
 }

@@ -62,6 +62,7 @@ struct DashboardPoint {
   std::optional<double> j_per_token;        ///< Measured energy per output token, J (valid power only).
   std::optional<double> cost_per_m_tokens;  ///< USD per million output tokens from the price table.
   PointProvenance provenance;               ///< Where it came from.
+  std::string json;                         ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.
 };
 
 /// A run as the API lists it.
@@ -99,7 +100,8 @@ std::string SequenceLabel(long long isl, long long osl);
 /// (empty lookup: no costs).
 DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const PriceLookup& prices);
 
-/// Reads every run and point of `store` into a snapshot.
+/// Reads every run and point of `store` into a snapshot, deriving the points on the thread budget
+/// (core/parallel_chunks.hpp) and writing each one's JSON text once.
 Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind, const PriceLookup& prices);
 
 }  // namespace infermark::dashboard
