@@ -31,8 +31,6 @@ class Ranks {
       CudaCheck(cudaSetDevice(d), "cudaSetDevice");
       Rank& r = ranks_.emplace_back();
       CudaCheck(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-      CudaCheck(cudaEventCreate(&r.start), "cudaEventCreate");
-      CudaCheck(cudaEventCreate(&r.stop), "cudaEventCreate");
       r.send = std::make_unique<DeviceBuffer>(bytes);
       r.recv = std::make_unique<DeviceBuffer>(bytes);
       CudaCheck(cudaMemset(r.send->get(), 0, bytes), "cudaMemset");
@@ -47,8 +45,7 @@ class Ranks {
       cudaSetDevice(static_cast<int>(d));
       cudaStreamSynchronize(ranks_[d].stream);
       if (made_) nccl_.CommDestroy(comms_[d]);
-      cudaEventDestroy(ranks_[d].start);
-      cudaEventDestroy(ranks_[d].stop);
+      for (cudaEvent_t e : ranks_[d].events) cudaEventDestroy(e);
       cudaStreamDestroy(ranks_[d].stream);
     }
   }
@@ -127,47 +124,56 @@ class Ranks {
     return ok;
   }
 
-  // One batch: the graphs (or `calls` plain calls) on every rank; seconds of the slowest rank when timed.
-  double Batch(const CollectiveSpec& spec, int calls, bool timed) const {
-    if (timed) Each([](const Rank& r) { CudaCheck(cudaEventRecord(r.start, r.stream), "cudaEventRecord"); });
-    if (!execs_.empty()) {
-      for (std::size_t d = 0; d < execs_.size(); ++d) {
-        CudaCheck(cudaSetDevice(static_cast<int>(d)), "cudaSetDevice");
-        CudaCheck(cudaGraphLaunch(execs_[d], ranks_[d].stream), "cudaGraphLaunch");
-      }
-    } else {
+  // One batch on every rank: the graphs, or `calls` plain calls (each an NCCL group over all ranks).
+  void Enqueue(const CollectiveSpec& spec, int calls, bool replay) const {
+    if (!replay || execs_.empty()) {
       Enqueue(spec, calls);
+      return;
     }
-    if (timed) Each([](const Rank& r) { CudaCheck(cudaEventRecord(r.stop, r.stream), "cudaEventRecord"); });
-    double slowest = 0;
-    Each([&](const Rank& r) {
-      CudaCheck(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize");
-      if (!timed) return;
-      float ms = 0;
-      CudaCheck(cudaEventElapsedTime(&ms, r.start, r.stop), "cudaEventElapsedTime");
-      slowest = std::max(slowest, static_cast<double>(ms) * 1e-3);
+    for (std::size_t d = 0; d < execs_.size(); ++d) {
+      CudaCheck(cudaSetDevice(static_cast<int>(d)), "cudaSetDevice");
+      CudaCheck(cudaGraphLaunch(execs_[d], ranks_[d].stream), "cudaGraphLaunch");
+    }
+  }
+
+  // Waits for every rank.
+  void Synchronize() const {
+    Each([](Rank& r) { CudaCheck(cudaStreamSynchronize(r.stream), "cudaStreamSynchronize"); });
+  }
+
+  // One untimed batch, then `count` timed batches back to back (the queue never runs dry, so no
+  // host enqueue gap is timed); each batch's seconds, that of its slowest rank.
+  std::vector<double> Time(const CollectiveSpec& spec, int calls, int count) {
+    Each([&](Rank& r) {
+      while (r.events.size() < static_cast<std::size_t>(count) + 1) {
+        cudaEvent_t e = nullptr;
+        CudaCheck(cudaEventCreate(&e), "cudaEventCreate");
+        r.events.push_back(e);
+      }
     });
-    return slowest;
+    Enqueue(spec, calls, true);
+    Each([](Rank& r) { CudaCheck(cudaEventRecord(r.events[0], r.stream), "cudaEventRecord"); });
+    for (int i = 1; i <= count; ++i) {
+      Enqueue(spec, calls, true);
+      Each([i](Rank& r) {
+        CudaCheck(cudaEventRecord(r.events[static_cast<std::size_t>(i)], r.stream), "cudaEventRecord");
+      });
+    }
+    Synchronize();
+    std::vector<double> out(static_cast<std::size_t>(count), 0.0);
+    Each([&](Rank& r) {
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        float ms = 0;
+        CudaCheck(cudaEventElapsedTime(&ms, r.events[i], r.events[i + 1]), "cudaEventElapsedTime");
+        out[i] = std::max(out[i], static_cast<double>(ms) * 1e-3);
+      }
+    });
+    return out;
   }
 
   [[nodiscard]] bool graph() const { return !execs_.empty(); }
 
- private:
-  struct Rank {
-    cudaStream_t stream = nullptr;
-    cudaEvent_t start = nullptr;
-    cudaEvent_t stop = nullptr;
-    std::unique_ptr<DeviceBuffer> send;
-    std::unique_ptr<DeviceBuffer> recv;
-  };
-
-  void Each(const std::function<void(const Rank&)>& f) const {
-    for (std::size_t d = 0; d < ranks_.size(); ++d) {
-      CudaCheck(cudaSetDevice(static_cast<int>(d)), "cudaSetDevice");
-      f(ranks_[d]);
-    }
-  }
-
+  // Drops the captured graphs (the next size's calls run plain until captured).
   void ReleaseGraphs() {
     for (cudaGraphExec_t e : execs_) cudaGraphExecDestroy(e);
     for (cudaGraph_t g : graphs_) cudaGraphDestroy(g);
@@ -175,26 +181,50 @@ class Ranks {
     graphs_.clear();
   }
 
+ private:
+  struct Rank {
+    cudaStream_t stream = nullptr;
+    std::vector<cudaEvent_t> events;
+    std::unique_ptr<DeviceBuffer> send;
+    std::unique_ptr<DeviceBuffer> recv;
+  };
+
+  void Each(const std::function<void(Rank&)>& f) const {
+    for (std::size_t d = 0; d < ranks_.size(); ++d) {
+      CudaCheck(cudaSetDevice(static_cast<int>(d)), "cudaSetDevice");
+      f(ranks_[d]);
+    }
+  }
+
   const Nccl& nccl_;
   std::vector<NcclComm> comms_;
-  std::vector<Rank> ranks_;
+  mutable std::vector<Rank> ranks_;
   std::vector<cudaGraph_t> graphs_;
   std::vector<cudaGraphExec_t> execs_;
   bool made_ = false;
 };
 
-// Times one size on the ranks: warm-up, a batch sized from one call, captured where possible, then
-// `windows` timed batches.
+// Times one size on the ranks: warm-up calls, a batch sized from one timed call and re-sized from
+// a timed replay of it (a lone call's time includes the host's enqueue), captured where possible,
+// then `windows` timed batches back to back.
 json TimeOne(Ranks& ranks, const CollectiveSpec& spec, const CollectivePlan& plan) {
-  for (int w = 0; w < std::max(plan.warmup, 1); ++w) ranks.Batch(spec, 1, false);
-  const double single = std::max(ranks.Batch(spec, 1, true), 1e-7);
-  const int calls =
-      static_cast<int>(std::clamp(std::ceil(plan.min_batch_s / single), 1.0, static_cast<double>(plan.max_calls)));
+  ranks.ReleaseGraphs();
+  for (int w = 0; w < std::max(plan.warmup, 1); ++w) ranks.Enqueue(spec, 1, false);
+  ranks.Synchronize();
+  auto size = [&](double per_call) {
+    return static_cast<int>(
+        std::clamp(std::ceil(plan.min_batch_s / std::max(per_call, 1e-7)), 1.0, static_cast<double>(plan.max_calls)));
+  };
+  int calls = size(ranks.Time(spec, 1, 1).front());
   ranks.Capture(spec, calls);
-  ranks.Batch(spec, calls, false);
-  std::vector<double> per_call;
+  const int resized = size(ranks.Time(spec, calls, 1).front() / calls);
+  if (resized > calls) {
+    calls = resized;
+    ranks.Capture(spec, calls);
+  }
   const double start = UnixNow();
-  for (int w = 0; w < std::max(plan.windows, 1); ++w) per_call.push_back(ranks.Batch(spec, calls, true) / calls);
+  std::vector<double> per_call = ranks.Time(spec, calls, std::max(plan.windows, 1));
+  for (double& t : per_call) t /= calls;
   double median = 0, spread = 0;
   MedianSpread(per_call, median, spread);
   return {{"seconds", median},      {"spread", spread}, {"calls", calls},  {"batches", per_call.size()},
@@ -245,8 +275,9 @@ json RunCollectives(const CollectivePlan& plan) {
       }
       if (!failure.empty()) r["error"] = failure;
       if (plan.verbose && failure.empty())
-        std::fprintf(stderr, "probe: %s %d GPUs %zu B: %.2f us (%s)\n", s.op.c_str(), gpus, RunBytes(s, gpus),
-                     r["seconds"].get<double>() * 1e6, r["graph"].get<bool>() ? "graph" : "launches");
+        std::fprintf(stderr, "probe: %s %d GPUs %zu B: %.2f us (spread %.1f %%, %d calls a %s)\n", s.op.c_str(), gpus,
+                     RunBytes(s, gpus), r["seconds"].get<double>() * 1e6, 100 * r["spread"].get<double>(),
+                     r["calls"].get<int>(), r["graph"].get<bool>() ? "graph" : "batch of launches");
       out["runs"].push_back(std::move(r));
     }
   }
