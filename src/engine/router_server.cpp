@@ -41,7 +41,7 @@ struct RouterServer::Impl {
   // One request on its way through both roles.
   struct Exchange {
     http::Responder responder;
-    json body;
+    std::string body;    // the client's request as sent
     std::string target;  // /v1/completions or /v1/chat/completions
     bool stream = false;
     std::int64_t received_ns = 0;
@@ -134,25 +134,25 @@ void RouterServer::Impl::Forward(http::Request& request, http::Responder respond
   auto x = std::make_shared<Exchange>();
   x->received_ns = request.received_ns;
   x->target = target;
-  x->body = json::parse(request.body, nullptr, false);
-  if (!x->body.is_object()) {
+  const json body = json::parse(request.body, nullptr, false);
+  if (!body.is_object()) {
     responder.Respond(
         400, "application/json",
         ErrorBody(ApiError{400, "the request body is not a JSON object", "invalid_request_error", "", ""}));
     return;
   }
   x->responder = std::move(responder);
-  const auto stream = x->body.find("stream");
-  x->stream = stream != x->body.end() && stream->is_boolean() && stream->get<bool>();
+  const auto stream = body.find("stream");
+  x->stream = stream != body.end() && stream->is_boolean() && stream->get<bool>();
   std::vector<std::uint64_t> blocks;
   if (policy == RoutePolicy::kKvAware) {
     const bool chat = x->target == "/v1/chat/completions";
-    const auto prompt = x->body.find(chat ? "messages" : "prompt");
-    if (prompt != x->body.end())
+    const auto prompt = body.find(chat ? "messages" : "prompt");
+    if (prompt != body.end())
       blocks = PromptBlocks(prompt->is_string() ? prompt->get_ref<const std::string&>() : prompt->dump());
   }
   // The prefill worker computes the prompt and samples one token; its answer says where the KV is.
-  json ask = x->body;
+  json ask = body;
   ask["max_tokens"] = 1;
   if (ask.contains("max_completion_tokens")) ask["max_completion_tokens"] = 1;
   ask["stream"] = false;
@@ -169,6 +169,15 @@ void RouterServer::Impl::Forward(http::Request& request, http::Responder respond
   http::ClientRequest r;
   r.target = x->prefill->base + x->target;
   r.body = ask.dump();
+  // The decode worker gets the client's bytes with the prefill's kv_transfer_params spliced in
+  // (no second rendering of a long prompt), unless the client sent that field itself.
+  if (body.contains("kv_transfer_params")) {
+    json original = body;
+    original.erase("kv_transfer_params");
+    x->body = original.dump();
+  } else {
+    x->body = std::move(request.body);
+  }
   http::StreamCallbacks cb;
   cb.on_body = [x](std::string_view data, std::int64_t) { x->prefill_answer.append(data); };
   cb.on_complete = [this, x](const http::ClientResult& result) { OnPrefilled(x, result); };
@@ -203,8 +212,11 @@ void RouterServer::Impl::OnPrefilled(const std::shared_ptr<Exchange>& x, const h
   }
   const double transfer = kv->value("transfer_s", 0.0);
   const double scale = kv->value("time_scale", 1.0);
-  json ask = std::move(x->body);
-  ask["kv_transfer_params"] = *kv;
+  std::string ask = std::move(x->body);
+  const std::size_t close = ask.find_last_of('}');
+  const bool empty = ask.find_first_not_of(" \t\r\n", ask.find('{') + 1) == close;
+  ask.replace(close, std::string::npos,
+              (empty ? "\"kv_transfer_params\":" : ",\"kv_transfer_params\":") + kv->dump() + "}");
   {
     const std::lock_guard lock(mu);
     prefill_seconds.Observe(double(now - result.sent_ns) * 1e-9);
@@ -215,7 +227,7 @@ void RouterServer::Impl::OnPrefilled(const std::shared_ptr<Exchange>& x, const h
   }
   http::ClientRequest r;
   r.target = x->decode->base + x->target;
-  r.body = ask.dump();
+  r.body = std::move(ask);
   http::StreamCallbacks cb;
   cb.on_head = [x](const http::ResponseHead& head) {
     x->decode_status = head.status;
