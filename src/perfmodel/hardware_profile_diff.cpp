@@ -44,6 +44,9 @@ std::vector<Figure> Figures(const HardwareProfile& p) {
                                                   : kFigureCategories[1];
     out.push_back({GemmName(g), "us", g.seconds * 1e6, category, g.algo});
   }
+  for (const ProbedCollective& c : p.scale_up.collectives)
+    out.push_back({"collective " + c.op + " gpus" + std::to_string(c.gpus) + " " + std::to_string(c.bytes) + "B", "us",
+                   c.seconds * 1e6, kFigureCategories[4], ""});
   std::vector<Figure> measured;
   for (Figure& f : out)
     if (f.value > 0) measured.push_back(std::move(f));

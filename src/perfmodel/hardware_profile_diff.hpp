@@ -22,7 +22,8 @@ struct FigureDifference {
 
 /// The categories figures are summarized by, in order: `headline` (HBM, peaks, launch overheads),
 /// `decode GEMMs`, `prefill GEMMs` (plain GEMMs by phase) and `grouped GEMMs`.
-inline constexpr const char* kFigureCategories[] = {"headline", "decode GEMMs", "prefill GEMMs", "grouped GEMMs"};
+inline constexpr const char* kFigureCategories[] = {"headline", "decode GEMMs", "prefill GEMMs", "grouped GEMMs",
+                                                    "collectives"};
 
 /// What two profiles share and what only one of them has.
 struct ProfileComparison {

@@ -335,5 +335,22 @@ TEST(HardwareProfile, RejectsBadCollectivesWithTheirField) {
   EXPECT_NE(e.find("scale_up.multicast"), std::string::npos) << e;
 }
 
+TEST(HardwareProfileDiff, ComparesCollectivesByOpGpuCountAndSize) {
+  const HardwareProfile a = WithCollectives();
+  HardwareProfile b = WithCollectives();
+  b.scale_up.collectives[0].seconds *= 1.1;
+  b.scale_up.collectives.pop_back();
+  const ProfileComparison c = CompareHardwareProfiles(a, b);
+  bool found = false;
+  for (const FigureDifference& f : c.figures) {
+    if (f.figure != "collective all_reduce gpus8 14336B") continue;
+    found = true;
+    EXPECT_EQ(f.category, "collectives");
+    EXPECT_NEAR(f.relative, 0.1, 1e-12);
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(c.only_in_a, std::vector<std::string>{"collective all_reduce gpus1 14336B"});
+}
+
 }  // namespace
 }  // namespace infermark::perfmodel
