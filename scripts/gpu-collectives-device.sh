@@ -5,8 +5,8 @@
 # lacks, as for scripts/gpu-probe-device.sh); NCCL is NCCL_LIBRARY's, else PyTorch's NCCL wheel
 # found through python3. Run from the repository root so that data/engine is found. Writes to $OUT
 # (default ./gpu-collectives-out): env.txt (nvidia-smi, the GPU topology, the NCCL found),
-# collectives_N.yaml (the profiles), collectives_N.log (their output), missing_nccl.log (the
-# message when NCCL_LIBRARY names no file). Extra arguments go to `gpu probe` (e.g. --quick).
+# collectives_N.yaml (the profiles), collectives_N.log (their output), profile_diff.txt (how far the
+# two runs agree), missing_nccl.log (the message when NCCL_LIBRARY names no file). Extra arguments go to `gpu probe` (e.g. --quick).
 #   scripts/gpu-collectives-device.sh [BIN] [-- PROBE FLAGS…]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,8 @@ for run in 1 2; do
     --power-csv "$out/collectives_$run.power.csv" "$@" 2>&1 | tee "$out/collectives_$run.log"
 done
 rm -f "$out"/collectives_*.power.csv
+"$bin/infermark" gpu profile-diff "$out/collectives_1.yaml" "$out/collectives_2.yaml" >"$out/profile_diff.txt" || true
+tail -n 1 "$out/profile_diff.txt"
 # Without NCCL: one clear message, no crash.
 NCCL_LIBRARY=/nonexistent/libnccl.so.2 "$bin/infermark" gpu probe --collectives-only --out "$out/none.yaml" \
   >"$out/missing_nccl.log" 2>&1 && status=0 || status=$?
