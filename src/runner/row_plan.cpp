@@ -13,7 +13,9 @@
 #include "matrix/result_filename.hpp"
 #include "runner/row_agentic_client.hpp"
 #include "runner/row_client.hpp"
+#include "runner/row_disagg.hpp"
 #include "runner/row_engine.hpp"
+#include "runner/worker_placement.hpp"
 
 namespace infermark::runner {
 namespace {
@@ -61,6 +63,63 @@ std::string ContainerName(const std::string& stem) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "infermark-%016zx", std::hash<std::string>{}(stem));
   return buf;
+}
+
+// A multi-node row: its allocation, its points, and for the built-in engine each role's
+// deployment. Launcher scripts get the allocation's layout on top of the multi-node contract.
+void PlanMultiNode(RowPlan& plan, const matrix::MatrixRow& row, const SiteConfig& site, const RunnerSite& runner,
+                   const PlanOptions& options, const std::string& tokenizer, int ppc, int wpc) {
+  MultiNodePlan m;
+  m.gpus_per_node = runner.slurm.gpus_per_node > 0 ? runner.slurm.gpus_per_node : 8;
+  try {
+    m.allocation.nodes = PlacementNodes(row, m.gpus_per_node);
+  } catch (const std::invalid_argument& e) {
+    Fail(plan.result_filename, "prefill", e.what());
+  }
+  m.allocation.job_name = "infermark_" + plan.label;
+  m.allocation.partition = runner.slurm.partition;
+  m.allocation.time_limit_min = runner.slurm.time_limit_min;
+  m.allocation.extra_args = runner.slurm.sbatch_args;
+  m.prefill_gpus = row.prefill->num_worker * row.prefill->tp;
+  m.decode_gpus = row.decode->num_worker * row.decode->tp;
+  const TargetSpec& target = runner.target;
+  if (target.kind == TargetKind::kEngine) {
+    const perfmodel::DisaggOptions d =
+        RowDisaggDeployment(row, target.hardware, EngineModel(site, row, plan.result_filename));
+    MultiNodeEngine e;
+    e.prefill = d.prefill;
+    e.decode = d.decode;
+    e.served_name = row.model;
+    e.tokenizer = tokenizer;
+    e.kv_transfer = d.kv_transfer;
+    e.router_policy = target.router_policy;
+    e.time_scale = plan.time_scale;
+    e.extra_args = target.engine_args;
+    m.engine = std::move(e);
+  } else if (target.kind != TargetKind::kScript) {
+    Fail(plan.result_filename, "runner",
+         "a multi-node row runs the built-in engine per role or a launcher script; label '" + plan.label +
+             "' has a container or command target");
+  }
+  for (const int conc : row.conc) {
+    MultiNodePoint p;
+    p.conc = conc;
+    p.result_filename = MultiNodePointStem(plan.result_filename, conc, m.prefill_gpus, m.decode_gpus);
+    p.result_path = (fs::path(plan.result_dir) / (p.result_filename + ".json")).string();
+    if (m.engine) {
+      matrix::MatrixRow one = row;
+      one.conc = {conc};
+      p.client_config = RowClientConfig(one, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc, plan.result_dir,
+                                        p.result_filename, tokenizer);
+      SpawnSpec client;
+      client.argv = BenchServeArgv(options.infermark.empty() ? SelfExecutable() : options.infermark, *p.client_config);
+      client.log_path = (fs::path(plan.log_dir) / ("client_conc" + std::to_string(conc) + ".log")).string();
+      client.cwd = plan.result_dir;
+      p.client = std::move(client);
+    }
+    m.points.push_back(std::move(p));
+  }
+  plan.multinode = std::move(m);
 }
 
 }  // namespace
@@ -181,6 +240,34 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     plan.env.emplace_back("GPU_METRICS_CSV", t.launcher_csv);
     plan.server.env = plan.env;
     plan.telemetry = std::move(t);
+  }
+
+  if (IsMultiNodeRow(row)) {
+    if (target.kind == TargetKind::kEngine) {
+      plan.time_scale = options.time_scale.value_or(site.defaults.time_scale);
+    } else if (target.kind == TargetKind::kScript) {
+      const std::string dir = site.Resolve(target.script_dir);
+      const std::string script = FindLauncherScript(dir, row);
+      if (script.empty()) {
+        Fail(plan.result_filename, "runner",
+             "no launcher script for this row in '" + dir + "' (looked for " +
+                 row.exp_name.substr(0, row.exp_name.find('_')) + "_" + row.precision + "_<gpu>[_" + row.framework +
+                 "].sh)");
+      }
+      plan.server.argv = {"bash", script};
+      plan.server.log_path = (fs::path(plan.log_dir) / "launcher.log").string();
+    }
+    PlanMultiNode(plan, row, site, *runner, options, tokenizer, ppc, wpc);
+    if (plan.multinode->engine) {
+      // What --dry-run shows: the router on the head node, in front of workers placed at run time.
+      plan.server.argv = RouterArgv(infermark, *plan.multinode->engine, {"http://<prefill worker>"},
+                                    {"http://<decode worker>"}, "0.0.0.0", plan.port);
+      plan.server.log_path = (fs::path(plan.log_dir) / "router.log").string();
+      plan.client = plan.multinode->points.front().client;
+      plan.client_config = plan.multinode->points.front().client_config;
+    }
+    plan.server_log = plan.server.log_path;
+    return plan;
   }
 
   switch (target.kind) {

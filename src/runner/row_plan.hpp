@@ -13,6 +13,7 @@
 #include "matrix/matrix_row.hpp"
 #include "perfmodel/deployment.hpp"
 #include "runner/launch_env.hpp"
+#include "runner/multinode_plan.hpp"
 #include "runner/process_group.hpp"
 #include "runner/site_config.hpp"
 
@@ -76,6 +77,9 @@ struct RowPlan {
   std::string server_log;                 ///< Log holding the server's output (for markers and warnings).
   std::vector<std::string> cleanup;       ///< argv run after stopping (e.g. `docker rm -f NAME`); empty: none.
   double time_scale = 1;                  ///< Built-in engine time scale (1 for other targets).
+  /// Multi-node rows: the allocation, the points and the roles (`server` is then the router, or
+  /// the launcher, which runs on the head node).
+  std::optional<MultiNodePlan> multinode;
 };
 
 /// Plans `row` at `site`. Throws InputError (naming the row) when its runner label has no entry

@@ -30,16 +30,6 @@ std::string WithTail(std::string why, const std::string& log) {
   return why;
 }
 
-// The verdict's reasons as the load generator prints them ("  - reason" lines), joined.
-std::string VerdictReasons(const std::string& log) {
-  std::ifstream in(log);
-  std::string out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("  - ", 0) == 0) out += (out.empty() ? ": " : "; ") + line.substr(4);
-  }
-  return out;
-}
-
 void RunCleanup(const RowPlan& plan) {
   if (plan.cleanup.empty()) return;
   try {
@@ -63,6 +53,15 @@ SpawnSpec Marked(SpawnSpec spec, const std::string& mark) {
 }
 
 }  // namespace
+
+std::string VerdictReasons(const std::string& log) {
+  std::ifstream in(log);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  - ", 0) == 0) out += (out.empty() ? ": " : "; ") + line.substr(4);
+  }
+  return out;
+}
 
 const char* StatusName(RowStatus status) {
   switch (status) {

@@ -40,6 +40,10 @@ struct RowLimits {
   double stop_grace_s = 10;        ///< SIGTERM → SIGKILL.
 };
 
+/// The reasons of a load generator's INVALID verdict in its log (its "  - reason" lines), as
+/// ": a; b", or "" when there are none.
+std::string VerdictReasons(const std::string& client_log);
+
 /// Runs `plan` on this machine. Never throws for a failure of the row itself (it becomes the
 /// outcome); every process it started is gone when it returns.
 RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits);

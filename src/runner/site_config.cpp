@@ -69,6 +69,8 @@ void ReadTarget(const ReadContext& ctx, FieldReader& entry, const std::string& p
     FieldReader r(ctx, *n, JoinPath(path, "engine"));
     if (auto v = r.String("hardware", Need::kRequired, 1)) t.hardware = *v;
     if (auto v = r.StringList("args", Need::kDefaulted)) t.engine_args = *v;
+    if (auto v = r.Choice("router-policy", Need::kDefaulted, {"round-robin", "least-loaded", "kv-aware"}))
+      t.router_policy = *v;
     r.RejectUnknown();
   }
   if (const YamlNode* n = entry.Mapping("script", Need::kDefaulted)) {

@@ -33,6 +33,7 @@ struct TargetSpec {
   TargetKind kind = TargetKind::kEngine;    ///< Which of the fields below apply.
   std::string hardware;                     ///< kEngine: GPU the engine models (hardware.yaml name or alias).
   std::vector<std::string> engine_args;     ///< kEngine: extra `engine serve` flags.
+  std::string router_policy;                ///< kEngine, multi-node rows: the router's policy (empty: its default).
   std::string script_dir;                   ///< kScript, kContainer: folder holding the launcher scripts.
   std::string image;                        ///< kContainer: image (empty: the row's `image`).
   std::string container_engine;             ///< kContainer: docker, podman or enroot.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -52,6 +53,34 @@ std::string GrantedJobId(const std::string& salloc_output) {
   static const std::regex re("Granted job allocation ([0-9]+)");
   std::smatch m;
   return std::regex_search(salloc_output, m, re) ? m[1].str() : std::string();
+}
+
+int PartitionNodes(const SlurmAllocationRequest& request) {
+  ProcessResult r;
+  try {
+    r = RunCapture({request.sinfo, "--noheader", "--format=%P %D"});
+  } catch (const std::exception&) {
+    return 0;
+  }
+  if (r.exit_code != 0) return 0;
+  std::istringstream lines(r.out);
+  int nodes = 0;
+  for (std::string name, count; lines >> name >> count;) {
+    const bool is_default = !name.empty() && name.back() == '*';
+    if (is_default) name.pop_back();
+    if (request.partition.empty() ? is_default : name == request.partition) nodes += std::atoi(count.c_str());
+  }
+  return nodes;
+}
+
+std::string SlurmAllocation::NodeAddress(const std::string& node) const {
+  try {
+    const ProcessResult show = RunCapture({request_.scontrol, "show", "node", node});
+    const std::string addr = JobField(show.out, "NodeAddr");
+    if (show.exit_code == 0 && !addr.empty()) return addr;
+  } catch (const std::exception&) {
+  }
+  return node;
 }
 
 SlurmAllocation::SlurmAllocation(const SlurmAllocationRequest& request) : request_(request) {

@@ -28,7 +28,12 @@ struct SlurmAllocationRequest {
   std::string srun = "srun";            ///< Starts job steps.
   std::string scontrol = "scontrol";    ///< Node list and job state.
   std::string scancel = "scancel";      ///< Ends the allocation.
+  std::string sinfo = "sinfo";          ///< Nodes of the partition.
 };
+
+/// Nodes Slurm has in `request.partition` (the default partition when empty), whatever their
+/// state, from sinfo; 0 when sinfo cannot tell.
+int PartitionNodes(const SlurmAllocationRequest& request);
 
 /// A granted allocation. Not copyable; the destructor releases it.
 class SlurmAllocation {
@@ -47,6 +52,9 @@ class SlurmAllocation {
   [[nodiscard]] const std::vector<std::string>& nodes() const { return nodes_; }
   /// The first node: the router and the client run there.
   [[nodiscard]] const std::string& head_node() const { return nodes_.front(); }
+
+  /// The address other hosts reach `node` at: Slurm's NodeAddr, else the node's name.
+  [[nodiscard]] std::string NodeAddress(const std::string& node) const;
 
   /// Starts `argv` as a job step of one task on `node`, its output appended to `log_path`, with
   /// `env` set on top of this process's environment (which srun passes on); the returned group is

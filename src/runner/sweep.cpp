@@ -11,6 +11,7 @@
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
+#include "runner/multinode_row.hpp"
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
 #include "runner/stop_signal.hpp"
@@ -42,11 +43,34 @@ const char* TargetName(TargetKind kind) {
   return "engine";
 }
 
+// A multi-node row: one row state, one summary row per point (one for the row when it failed
+// before any point could run).
+void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const SweepSettings& settings, int index,
+                  Progress& progress, SweepSummary& summary) {
+  MultiNodeOutcome out = RunMultiNodeRow(row, plan, settings.limits, settings.store, settings.resume);
+  WriteRowState(plan, row, out.row);
+  bool any_point = false;
+  for (const auto& p : out.points) any_point = any_point || p.outcome.reason != out.row.reason;
+  if (!any_point) out.points.assign(1, MultiNodePointOutcome{plan.result_filename, out.row});
+  if (settings.progress != nullptr) {
+    std::string label = plan.result_filename + ": " + std::to_string(out.points.size()) + " point(s)";
+    if (!out.row.reason.empty() && out.row.status != RowStatus::kDone) label += ": " + out.row.reason;
+    progress.Finish(index, label, StatusName(out.row.status), out.row.seconds, true);
+  }
+  for (auto& p : out.points) summary.Add(p.result_filename, std::move(p.outcome));
+}
+
 }  // namespace
 
 bool RowComplete(const RowPlan& plan) {
   std::error_code ec;
-  if (!fs::exists(plan.result_path, ec)) return false;
+  if (plan.multinode) {
+    for (const auto& p : plan.multinode->points) {
+      if (!fs::exists(p.result_path, ec)) return false;
+    }
+  } else if (!fs::exists(plan.result_path, ec)) {
+    return false;
+  }
   const Json state = ReadJson(plan.state_path);
   if (!state.is_object() || !state.contains("status") || !state["status"].is_string()) return false;
   const std::string s = state["status"].get<std::string>();
@@ -125,6 +149,10 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
       continue;
     }
     if (settings.progress != nullptr) progress.Start(index, plan.result_filename);
+    if (plan.multinode) {
+      RunMultiNode(rows[i], plan, settings, index, progress, summary);
+      continue;
+    }
     RowOutcome outcome;
     const Json adopted = settings.resume && fs::exists(plan.result_path, ec) ? ReadJson(plan.result_path) : Json();
     if (adopted.is_object()) {

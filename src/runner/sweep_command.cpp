@@ -14,6 +14,7 @@
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
 #include "runner/result_sink.hpp"
+#include "runner/row_disagg.hpp"
 #include "runner/slurm_executor.hpp"
 #include "runner/stop_signal.hpp"
 
@@ -142,10 +143,20 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
     for (const auto& row : rows) out.dry_run.push_back(PlanRow(row, site, o.plan));
     return out;
   }
+  // Multi-node rows hold an allocation of their own from here (RunSweep); single-node rows of a
+  // Slurm label are submitted as jobs.
   bool slurm = false;
+  std::vector<matrix::MatrixRow> single;
+  std::vector<matrix::MatrixRow> multinode;
   for (const auto& row : rows) {
     const RunnerSite* r = site.FindRunner(row.runner);
-    slurm = slurm || (r != nullptr && r->executor == ExecutorKind::kSlurm);
+    const bool on_slurm = r != nullptr && r->executor == ExecutorKind::kSlurm;
+    if (on_slurm && IsMultiNodeRow(row)) {
+      multinode.push_back(row);
+    } else {
+      single.push_back(row);
+      slurm = slurm || on_slurm;
+    }
   }
   InstallStopHandlers();
   if (slurm) {
@@ -155,10 +166,19 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
     ss.run_label = out.store.label;
     ss.no_store = o.no_store;
     ss.database = out.store.database;
-    out.sweep = RunSlurmSweep(rows, site, settings, ss);
-  } else {
+    out.sweep = RunSlurmSweep(single, site, settings, ss);
+  } else if (!single.empty()) {
     BecomeSubreaper();
-    out.sweep = RunSweep(rows, site, settings);
+    out.sweep = RunSweep(single, site, settings);
+  }
+  if (!multinode.empty() && StopRequested() == 0) {
+    BecomeSubreaper();
+    SweepSummary more = RunSweep(multinode, site, settings);
+    for (auto& r : more.rows) out.sweep.rows.push_back(std::move(r));
+    out.sweep.done += more.done;
+    out.sweep.skipped += more.skipped;
+    out.sweep.failed += more.failed;
+    if (more.stop_signal != 0) out.sweep.stop_signal = more.stop_signal;
   }
   if (!o.no_store && out.sweep.stop_signal == 0 && out.sweep.done + out.sweep.skipped > 0) {
     out.report =

@@ -20,63 +20,10 @@
 #include "runner/slurm_allocation.hpp"
 #include "runner/worker_placement.hpp"
 #include "runner_test_util.hpp"
+#include "slurm_cluster.hpp"
 
 namespace infermark::runner {
 namespace {
-
-/// The cluster folder the script uses when INFERMARK_SLURM_CLUSTER_DIR is unset.
-std::string ClusterDir() {
-  const char* dir = std::getenv("INFERMARK_SLURM_CLUSTER_DIR");
-  return dir != nullptr && *dir != '\0' ? dir : "/tmp/infermark-slurm-cluster";
-}
-
-ProcessResult Cluster(const std::string& action) {
-  return RunCapture({"bash", test::SourcePath("scripts/slurm-test-cluster.sh"), action});
-}
-
-class SlurmTwoNodes : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (geteuid() != 0) {
-      why_ = "not root: the test cluster's daemons need root (run scripts/slurm-test-cluster.sh start as root)";
-      return;
-    }
-    try {
-      const bool running = Cluster("status").exit_code == 0;
-      const ProcessResult r = Cluster("start");
-      if (r.exit_code != 0) {
-        why_ = "scripts/slurm-test-cluster.sh start failed: " + r.out + r.err;
-        return;
-      }
-      started_here_ = !running;
-    } catch (const std::exception& e) {
-      why_ = e.what();
-      return;
-    }
-    const char* previous = std::getenv("SLURM_CONF");
-    if (previous != nullptr) previous_conf_ = previous;
-    setenv("SLURM_CONF", (ClusterDir() + "/slurm.conf").c_str(), 1);
-  }
-
-  static void TearDownTestSuite() {
-    if (why_.empty()) {
-      if (previous_conf_) {
-        setenv("SLURM_CONF", previous_conf_->c_str(), 1);
-      } else {
-        unsetenv("SLURM_CONF");
-      }
-    }
-    if (started_here_) Cluster("stop");
-  }
-
-  void SetUp() override {
-    if (!why_.empty()) GTEST_SKIP() << "no two-node Slurm cluster: " << why_;
-  }
-
-  static inline std::string why_;
-  static inline bool started_here_ = false;
-  static inline std::optional<std::string> previous_conf_;
-};
 
 /// Pids of `comm` processes that `scontrol listpids` reports for the job on `node`.
 std::vector<pid_t> StepPids(const std::string& job, const std::string& node, const std::string& comm) {

