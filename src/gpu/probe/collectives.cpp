@@ -25,30 +25,26 @@ using nlohmann::json;
 class Ranks {
  public:
   Ranks(const Nccl& nccl, int gpus, std::size_t bytes) : nccl_(nccl), comms_(static_cast<std::size_t>(gpus)) {
-    std::vector<int> devices(static_cast<std::size_t>(gpus));
-    for (int d = 0; d < gpus; ++d) devices[static_cast<std::size_t>(d)] = d;
-    for (int d = 0; d < gpus; ++d) {
-      CudaCheck(cudaSetDevice(d), "cudaSetDevice");
-      Rank& r = ranks_.emplace_back();
-      CudaCheck(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-      r.send = std::make_unique<DeviceBuffer>(bytes);
-      r.recv = std::make_unique<DeviceBuffer>(bytes);
-      CudaCheck(cudaMemset(r.send->get(), 0, bytes), "cudaMemset");
-      CudaCheck(cudaMemset(r.recv->get(), 0, bytes), "cudaMemset");
-    }
-    nccl_.Check(nccl_.CommInitAll(comms_.data(), gpus, devices.data()), "ncclCommInitAll");
-    made_ = true;
-  }
-  ~Ranks() {
-    ReleaseGraphs();
-    for (std::size_t d = 0; d < ranks_.size(); ++d) {
-      cudaSetDevice(static_cast<int>(d));
-      cudaStreamSynchronize(ranks_[d].stream);
-      if (made_) nccl_.CommDestroy(comms_[d]);
-      for (cudaEvent_t e : ranks_[d].events) cudaEventDestroy(e);
-      cudaStreamDestroy(ranks_[d].stream);
+    try {
+      std::vector<int> devices(static_cast<std::size_t>(gpus));
+      for (int d = 0; d < gpus; ++d) devices[static_cast<std::size_t>(d)] = d;
+      for (int d = 0; d < gpus; ++d) {
+        CudaCheck(cudaSetDevice(d), "cudaSetDevice");
+        Rank& r = ranks_.emplace_back();
+        CudaCheck(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+        r.send = std::make_unique<DeviceBuffer>(bytes);
+        r.recv = std::make_unique<DeviceBuffer>(bytes);
+        CudaCheck(cudaMemset(r.send->get(), 0, bytes), "cudaMemset");
+        CudaCheck(cudaMemset(r.recv->get(), 0, bytes), "cudaMemset");
+      }
+      nccl_.Check(nccl_.CommInitAll(comms_.data(), gpus, devices.data()), "ncclCommInitAll");
+      made_ = true;
+    } catch (...) {
+      Release();
+      throw;
     }
   }
+  ~Ranks() { Release(); }
   Ranks(const Ranks&) = delete;
   Ranks& operator=(const Ranks&) = delete;
 
@@ -188,6 +184,20 @@ class Ranks {
     std::unique_ptr<DeviceBuffer> send;
     std::unique_ptr<DeviceBuffer> recv;
   };
+
+  // Graphs, communicators, events and streams, rank by rank (buffers go with the ranks).
+  void Release() {
+    ReleaseGraphs();
+    for (std::size_t d = 0; d < ranks_.size(); ++d) {
+      cudaSetDevice(static_cast<int>(d));
+      if (ranks_[d].stream != nullptr) cudaStreamSynchronize(ranks_[d].stream);
+      if (made_) nccl_.CommDestroy(comms_[d]);
+      for (cudaEvent_t e : ranks_[d].events) cudaEventDestroy(e);
+      if (ranks_[d].stream != nullptr) cudaStreamDestroy(ranks_[d].stream);
+    }
+    ranks_.clear();
+    made_ = false;
+  }
 
   void Each(const std::function<void(Rank&)>& f) const {
     for (std::size_t d = 0; d < ranks_.size(); ++d) {
