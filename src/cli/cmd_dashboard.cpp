@@ -11,6 +11,7 @@
 #include "dashboard/dashboard_server.hpp"
 #include "results/price_table.hpp"
 #include "results/result_store.hpp"
+#include "results/store_url.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -46,8 +47,8 @@ int RunDashboard(DashboardFlags flags) {
   server.Start();
   const auto snapshot = server.snapshot();
   std::cerr << "infermark dashboard: " << snapshot->runs.size() << " runs, " << snapshot->points.size()
-            << " points from " << flags.options.db << " (" << snapshot->store_kind << ", schema "
-            << snapshot->schema_version << ")\n";
+            << " points from " << results::DisplayStoreUrl(flags.options.db) << " (" << snapshot->store_kind
+            << ", schema " << snapshot->schema_version << ")\n";
   std::cout << "infermark dashboard: serving " << server.Url() << std::endl;
   int signal_number = 0;
   sigwait(&signals, &signal_number);

@@ -11,57 +11,70 @@
 #include "dashboard/snapshot.hpp"
 #include "dashboard_fixture.hpp"
 #include "results/iso_interactivity.hpp"
+#include "results/postgres_test_server.hpp"
+#include "results/store_url.hpp"
 
 namespace infermark::dashboard {
 namespace {
 
-class ApiTest : public ::testing::Test {
+// The same contract on both stores: SQLite, and PostgreSQL where its test server runs.
+class ApiTest : public ::testing::TestWithParam<std::string> {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = test::TempDir("api");
-    const std::string path = (dir_ / "store.db").string();
-    test::FillStore(path);
-    store_ = results::OpenStore(path).release();
+  void SetUp() override {
+    const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    dir_ = test::TempDir("api_" + std::to_string(std::hash<std::string>{}(name)));
+    std::string url = "sqlite:" + (dir_ / "store.db").string();
+    if (GetParam() == "postgresql") {
+      database_ = infermark::test::FreshPostgresDatabase(name);
+      if (!database_) GTEST_SKIP() << infermark::test::PostgresSkipReason();
+      url = database_->url;
+    }
+    test::FillStore(url);
+    store_ = results::OpenStoreUrl(url);
     // $2 per GPU-hour for mi355x from 2026-11-05 on: the first night has no price yet.
     const PriceLookup prices = [](const std::string& hw, const std::string& date) -> std::optional<double> {
       if (hw == "mi355x" && date >= "2026-11-05") return 2.0;
       return std::nullopt;
     };
-    snapshot_ = new Snapshot(LoadSnapshot(*store_, "sqlite", prices));
+    snapshot_ = LoadSnapshot(*store_, GetParam(), prices);
   }
-  static void TearDownTestSuite() {
-    delete snapshot_;
-    delete store_;
+  void TearDown() override {
+    store_.reset();
+    database_.reset();
     std::filesystem::remove_all(dir_);
   }
 
-  static Json Get(const std::string& path, const std::string& query = "", int status = 200) {
+  Json Get(const std::string& path, const std::string& query = "", int status = 200) {
     ApiSources sources;
-    sources.run_points = [](std::int64_t run) { return store_->Points(run); };
+    sources.run_points = [this](std::int64_t run) { return store_->Points(run); };
     sources.prices = [] { return Json{{"prices", Json::array({{{"gpu", "mi355x"}, {"usd_per_gpu_hour", 2.0}}})}}; };
-    const ApiReply reply = HandleApi(*snapshot_, sources, path, query);
+    const ApiReply reply = HandleApi(snapshot_, sources, path, query);
     EXPECT_EQ(reply.status, status) << path << "?" << query << ": " << reply.body;
     EXPECT_EQ(reply.content_type, "application/json");
     return Json::parse(reply.body);
   }
 
   // The 400 for `query` on `path` names `field`.
-  static void ExpectBadField(const std::string& path, const std::string& query, const std::string& field) {
+  void ExpectBadField(const std::string& path, const std::string& query, const std::string& field) {
     const Json body = Get(path, query, 400);
     EXPECT_EQ(body["error"]["status"], 400);
     EXPECT_EQ(body["error"]["field"], field) << query << ": " << body.dump();
     EXPECT_FALSE(body["error"]["message"].get<std::string>().empty());
   }
 
-  static inline std::filesystem::path dir_;
-  static inline results::ResultStore* store_ = nullptr;
-  static inline Snapshot* snapshot_ = nullptr;
+  std::filesystem::path dir_;
+  std::unique_ptr<infermark::test::PostgresDatabase> database_;
+  std::unique_ptr<results::ResultStore> store_;
+  Snapshot snapshot_;
 };
 
-TEST_F(ApiTest, MetaDescribesStoreFiltersRunsAndAxes) {
+INSTANTIATE_TEST_SUITE_P(Stores, ApiTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& param) { return param.param; });
+
+TEST_P(ApiTest, MetaDescribesStoreFiltersRunsAndAxes) {
   const Json meta = Get("/api/v1/meta");
   EXPECT_EQ(meta["api_version"], 1);
-  EXPECT_EQ(meta["store"]["kind"], "sqlite");
+  EXPECT_EQ(meta["store"]["kind"], GetParam());
   EXPECT_EQ(meta["store"]["schema_version"], results::CurrentSchemaVersion());
   EXPECT_EQ(meta["store"]["runs"], 3);
   EXPECT_EQ(meta["store"]["points"], 21);
@@ -80,7 +93,7 @@ TEST_F(ApiTest, MetaDescribesStoreFiltersRunsAndAxes) {
   EXPECT_EQ(meta["axes"]["y"].size(), 5u);
 }
 
-TEST_F(ApiTest, PointsCarryDerivedFiguresAndProvenance) {
+TEST_P(ApiTest, PointsCarryDerivedFiguresAndProvenance) {
   const Json body = Get("/api/v1/points", "hardware=mi355x&run=nightly-1");
   ASSERT_EQ(body["count"], 5);
   std::map<long long, Json> by_conc;
@@ -125,8 +138,8 @@ TEST_F(ApiTest, PointsCarryDerivedFiguresAndProvenance) {
   }
 }
 
-TEST_F(ApiTest, PointFiltersCombine) {
-  const auto count = [](const std::string& query) { return Get("/api/v1/points", query)["count"].get<int>(); };
+TEST_P(ApiTest, PointFiltersCombine) {
+  const auto count = [this](const std::string& query) { return Get("/api/v1/points", query)["count"].get<int>(); };
   EXPECT_EQ(count(""), 21);
   EXPECT_EQ(count("kind=predicted"), 2);
   EXPECT_EQ(count("kind=measured,predicted"), 21);
@@ -153,7 +166,7 @@ TEST_F(ApiTest, PointFiltersCombine) {
   EXPECT_EQ(Get("/api/v1/points", "spec=mtp")["points"][0]["series"], "b200 · sglang · fp8 · mtp");
 }
 
-TEST_F(ApiTest, MalformedOrUnknownParametersAre400sNamingTheField) {
+TEST_P(ApiTest, MalformedOrUnknownParametersAre400sNamingTheField) {
   ExpectBadField("/api/v1/points", "colour=red", "colour");
   ExpectBadField("/api/v1/points", "isl=1k", "isl");
   ExpectBadField("/api/v1/points", "osl=-5", "osl");
@@ -180,7 +193,7 @@ TEST_F(ApiTest, MalformedOrUnknownParametersAre400sNamingTheField) {
   EXPECT_EQ(missing["error"]["status"], 404);
 }
 
-TEST_F(ApiTest, RunsListEveryRunWithCounts) {
+TEST_P(ApiTest, RunsListEveryRunWithCounts) {
   const Json runs = Get("/api/v1/runs")["runs"];
   ASSERT_EQ(runs.size(), 3u);
   EXPECT_EQ(runs[0]["key"], "nightly-1");
@@ -195,7 +208,7 @@ TEST_F(ApiTest, RunsListEveryRunWithCounts) {
   EXPECT_FALSE(runs[2]["created_at"].get<std::string>().empty());
 }
 
-TEST_F(ApiTest, FrontierLeavesDominatedPointsOutPerSeries) {
+TEST_P(ApiTest, FrontierLeavesDominatedPointsOutPerSeries) {
   const Json body =
       Get("/api/v1/frontier", "run=nightly-1&sequence=1k/1k&precision=fp4&x=interactivity&y=tput_per_gpu");
   ASSERT_EQ(body["series"].size(), 2u);
@@ -220,7 +233,7 @@ TEST_F(ApiTest, FrontierLeavesDominatedPointsOutPerSeries) {
   for (const Json& p : energy["series"][0]["points"]) EXPECT_TRUE(ids.count(p["id"].get<long long>()));
 }
 
-TEST_F(ApiTest, IsoReadsEachSeriesOnItsSplinedFrontier) {
+TEST_P(ApiTest, IsoReadsEachSeriesOnItsSplinedFrontier) {
   const Json body = Get("/api/v1/iso", "run=nightly-1&sequence=1k/1k&precision=fp4&interactivity=50,80,1000");
   ASSERT_EQ(body["rows"].size(), 2u);
   const Json& b200 = body["rows"][0];
@@ -249,7 +262,7 @@ TEST_F(ApiTest, IsoReadsEachSeriesOnItsSplinedFrontier) {
   EXPECT_NEAR(energy["rows"][0]["values"][0]["y"].get<double>(), 700 / (mi["values"][0]["y"].get<double>() / 2), 1e-6);
 }
 
-TEST_F(ApiTest, HistoryFlagsTheSlowerNightAsARegression) {
+TEST_P(ApiTest, HistoryFlagsTheSlowerNightAsARegression) {
   const Json body = Get("/api/v1/history", "sequence=1k/1k&precision=fp4&kind=measured&interactivity=50");
   ASSERT_EQ(body["series"].size(), 2u);
   const Json& b200 = body["series"][0];
@@ -267,7 +280,7 @@ TEST_F(ApiTest, HistoryFlagsTheSlowerNightAsARegression) {
   EXPECT_EQ(b200["dates"][1]["regression"], false);
 }
 
-TEST_F(ApiTest, CompareGivesResultsCompareRows) {
+TEST_P(ApiTest, CompareGivesResultsCompareRows) {
   const Json body = Get("/api/v1/compare", "base=nightly-1&head=2");
   EXPECT_EQ(body["base"]["key"], "nightly-1");
   EXPECT_EQ(body["head"]["key"], "nightly-2");
@@ -288,15 +301,15 @@ TEST_F(ApiTest, CompareGivesResultsCompareRows) {
   EXPECT_EQ(body["only_head"].size(), 0u);
 }
 
-TEST_F(ApiTest, PricesComeFromThePriceTable) {
+TEST_P(ApiTest, PricesComeFromThePriceTable) {
   const Json body = Get("/api/v1/prices");
   ASSERT_EQ(body["prices"].size(), 1u);
   EXPECT_EQ(body["prices"][0]["gpu"], "mi355x");
 }
 
-TEST_F(ApiTest, ExportCsvHasUnitsInHeadersAndOneRowPerPoint) {
+TEST_P(ApiTest, ExportCsvHasUnitsInHeadersAndOneRowPerPoint) {
   ApiSources sources;
-  const ApiReply reply = HandleApi(*snapshot_, sources, "/api/v1/export.csv", "kind=predicted");
+  const ApiReply reply = HandleApi(snapshot_, sources, "/api/v1/export.csv", "kind=predicted");
   ASSERT_EQ(reply.status, 200);
   EXPECT_EQ(reply.content_type, "text/csv; charset=utf-8");
   std::vector<std::string> lines;

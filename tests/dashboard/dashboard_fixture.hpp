@@ -13,6 +13,7 @@
 
 #include "results/result_store.hpp"
 #include "results/sample_points.hpp"
+#include "results/store_url.hpp"
 
 namespace infermark::dashboard::test {
 
@@ -42,9 +43,9 @@ inline std::vector<results::Point> DatedCurve(const results::sample::SampleSpec&
   return points;
 }
 
-/// Fills the store at `path` with the fixture's three runs.
-inline void FillStore(const std::string& path) {
-  auto store = results::OpenStore(path);
+/// Fills the store at `url` (a store URL) with the fixture's three runs.
+inline void FillStore(const std::string& url) {
+  auto store = results::OpenStoreUrl(url);
   const results::RunInfo night1{"nightly-1", "Nightly 1", "recipes", "ci-host", "0.1.0", "sweep"};
   const results::RunInfo night2{"nightly-2", "Nightly 2", "recipes", "ci-host", "0.1.0", "sweep"};
   const results::RunInfo predicted{"predict-1", "", "recipes", "laptop", "0.1.0", "predict"};

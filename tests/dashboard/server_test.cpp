@@ -13,6 +13,7 @@
 #include "dashboard/dashboard_server.hpp"
 #include "dashboard_fixture.hpp"
 #include "http/client.hpp"
+#include "results/postgres_test_server.hpp"
 
 namespace infermark::dashboard {
 namespace {
@@ -192,6 +193,21 @@ TEST_F(ServerTest, PriceTableCostsPointsAndIsServed) {
     EXPECT_NEAR(p["cost_per_m_tokens"].get<double>(), 3.0 * 1e6 / (3600 * p["output_tput_per_gpu"].get<double>()),
                 1e-9);
   }
+  server.Stop();
+}
+
+TEST_F(ServerTest, ServesAPostgresStoreNamedByUrl) {
+  const auto database = infermark::test::FreshPostgresDatabase("dashboard_server_pg");
+  if (!database) GTEST_SKIP() << infermark::test::PostgresSkipReason();
+  test::FillStore(database->url);
+  DashboardServer server({database->url, "127.0.0.1", 0, "", std::chrono::milliseconds(60'000), ""});
+  server.Start();
+  const Json meta = Json::parse(Fetch(server.port(), "/api/v1/meta").body);
+  EXPECT_EQ(meta["store"]["kind"], "postgresql");
+  EXPECT_EQ(meta["store"]["schema_version"], results::CurrentSchemaVersion());
+  EXPECT_EQ(meta["store"]["points"], 21);
+  const Json compare = Json::parse(Fetch(server.port(), "/api/v1/compare?base=nightly-1&head=nightly-2").body);
+  EXPECT_EQ(compare["point_regressions"], 4);
   server.Stop();
 }
 
