@@ -30,7 +30,14 @@ perfmodel::DisaggDeployment WorkerHandoffModel(const perfmodel::Deployment& work
   perfmodel::DisaggDeployment d;
   d.prefill = worker;
   d.decode = worker;
-  d.backend = perfmodel::FindKvTransferBackend(kv_transfer);
+  std::string known;
+  for (const perfmodel::KvTransferBackend& b : perfmodel::KvTransferBackends()) {
+    if (b.name == kv_transfer) d.backend = b;
+    known += (known.empty() ? "" : ", ") + b.name;
+  }
+  if (d.backend.name.empty())
+    throw InputError(Diagnostic{SourceMark{}, "", "--kv-transfer",
+                                "unknown KV transfer backend '" + kv_transfer + "' (known: " + known + ")"});
   const perfmodel::HardwareSpec& hw = worker.hardware;
   if (link == "auto") {
     d.link = perfmodel::SelectKvLink(hw, 2 * worker.NumGpus());

@@ -15,6 +15,7 @@
 #include "engine/route_policy.hpp"
 #include "http/client.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "run_binary.hpp"
 #include "serve_process.hpp"
 
 namespace infermark::engine {
@@ -309,6 +310,34 @@ TEST(DisaggRouter, WorkerKilledMidStreamGivesACleanError) {
   EXPECT_EQ(json::parse(next.body)["usage"]["completion_tokens"], 3);
   EXPECT_EQ(Metric(api.Get("/metrics").body, "infermark:router_worker_errors_total", "worker=\"" + victim + "\""), 1);
   EXPECT_EQ(api.Get("/health").head.status, 503);
+}
+
+// Bad role settings exit 2 before listening, with one message naming the flag.
+TEST(DisaggCli, BadRoleSettingsAreRefusedNamingTheFlag) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string flag;
+  };
+  const std::vector<Case> cases = {
+      {{"--role", "sidecar", "--model", "llama-3.1-8b", "--hardware", "h100"}, "--role"},
+      {{"--role", "router", "--model", "llama-3.1-8b", "--decode", "http://127.0.0.1:9"}, "--prefill"},
+      {{"--role", "router", "--model", "m", "--prefill", "ftp://a", "--decode", "http://b:1"}, "--prefill"},
+      {{"--role", "router", "--model", "m", "--prefill", "http://a:1", "--decode", "http://b:1", "--policy", "dice"},
+       "--policy"},
+      {{"--role", "prefill", "--model", "llama-3.1-8b"}, "--hardware"},
+      {{"--role", "prefill", "--model", "llama-3.1-8b", "--hardware", "h100", "--kv-transfer", "pigeon"},
+       "--kv-transfer"},
+      {{"--role", "prefill", "--model", "llama-3.1-8b", "--hardware", "h100", "--kv-link", "smoke"}, "--kv-link"},
+      {{"--model", "llama-3.1-8b", "--hardware", "h100", "--prefill", "http://a:1"}, "--prefill"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args{"engine", "serve", "--port", "0", "--tokenizer", "none"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = test::RunInfermark(args);
+    EXPECT_EQ(r.exit_code, 2) << c.flag << ": " << r.err;
+    EXPECT_NE(r.err.find(c.flag), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("listening"), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace
