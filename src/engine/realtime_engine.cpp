@@ -220,6 +220,7 @@ void RealtimeEngine::KvArrived(std::uint64_t id) {
     return;
   }
   s->submitted = true;
+  kv_received_tokens_ += static_cast<std::uint64_t>(s->prompt_tokens);
   remote_firsts_.push_back(id);
   Kick();
 }
@@ -553,6 +554,8 @@ void RealtimeEngine::RespondMetrics(http::Responder responder) {
   g.prefix_hits = st.prefix_hits;
   g.host_queries = st.host_queries;
   g.host_hits = st.host_hits;
+  // Prompt tokens whose KV came over the KV connector count as vLLM counts them: external.
+  if (!metrics_.sglang) g.host_hits += static_cast<std::int64_t>(kv_received_tokens_);
   g.prompt_computed = st.prompt_computed;
   g.host_used_tokens = scheduler_.cache().HostUsedTokens();
   g.host_capacity_tokens = scheduler_.cache().HostCapacityTokens();

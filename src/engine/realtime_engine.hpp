@@ -129,6 +129,7 @@ class RealtimeEngine final : public perfmodel::EventSink {
   std::vector<std::uint64_t> aborts_;
   std::vector<std::uint64_t> pressured_;
   std::vector<std::uint64_t> remote_firsts_;  // decode role: KV arrived, first token due with the next pass
+  std::uint64_t kv_received_tokens_ = 0;      // decode role: prompt tokens whose KV came from a prefill worker
   std::string scratch_;
   std::int64_t epoch_ns_ = 0;       // real time of virtual 0
   std::int64_t last_end_v_ = 0;     // virtual end of the last pass

@@ -183,7 +183,12 @@ TEST(DisaggDecode, WaitsTheModelledTransfer) {
   EXPECT_LT(local, 0.4);
   const auto bad = api.Post("/v1/completions", ask + R"(,"kv_transfer_params":{"transfer_s":-1}})");
   EXPECT_EQ(bad.head.status, 400);
-  EXPECT_EQ(Metric(api.Get("/metrics").body, "infermark:engine_role", "role=\"decode\""), 1);
+  const std::string metrics = api.Get("/metrics").body;
+  EXPECT_EQ(Metric(metrics, "infermark:engine_role", "role=\"decode\""), 1);
+  // The remote prompt's tokens count as vLLM's decode workers count them: from the KV connector.
+  const std::string source = "vllm:prompt_tokens_by_source_total";
+  EXPECT_GT(Metric(metrics, source, "external_kv_transfer"), 0);
+  EXPECT_EQ(Metric(metrics, source, "external_kv_transfer"), Metric(metrics, source, "local_compute"));
 }
 
 // Round robin takes the prefill workers in turn; kv-aware sends a repeated prompt back to the
