@@ -154,11 +154,11 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
     s.responder = std::move(request.responder);
     s.responder.OnClose(on_close);
   }
-  metrics_.prompt_tokens += static_cast<std::uint64_t>(s.prompt_tokens);
   if (request.kv_transfer_s >= 0) {
     // The prompt was computed elsewhere: its KV arrives after the modelled transfer (real time:
     // divided by the time scale, counted from the request's arrival).
     s.remote_prefill = true;
+    metrics_.prompt_tokens += static_cast<std::uint64_t>(s.prompt_tokens);
     slots_[slot] = std::move(owned);
     const std::int64_t delay =
         options_.time_scale > 0 ? std::llround(request.kv_transfer_s * 1e9 / options_.time_scale) : 0;
@@ -188,6 +188,7 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
     return;
   }
   s.submitted = true;
+  metrics_.prompt_tokens += static_cast<std::uint64_t>(s.prompt_tokens);
   slots_[slot] = std::move(owned);
   Kick();
 }
