@@ -99,7 +99,7 @@ TEST(PredictDisaggCli, AWorkerTheHardwareCannotHoldFailsItsRowAndTheSweepGoesOn)
       search-space:
       - conc-list: [ 2 ]
         prefill: { num-worker: 1, tp: 8, ep: 1, dp-attn: false }
-        decode: { num-worker: 1, tp: 16, ep: 1, dp-attn: false }
+        decode: { num-worker: 1, tp: 12, ep: 1, dp-attn: false }
       - conc-list: [ 2, 4 ]
         prefill: { num-worker: 1, tp: 4, ep: 1, dp-attn: false }
         decode: { num-worker: 1, tp: 4, ep: 1, dp-attn: false }

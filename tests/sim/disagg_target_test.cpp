@@ -123,8 +123,8 @@ TEST(Disaggregation, NoDecodeWorkersIsTheAggregatedDeployment) {
 
 TEST(Disaggregation, AWorkerTheHardwareCannotHoldIsRefusedNamingItsRole) {
   try {
-    perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 1, 16));
-    FAIL() << "a TP16 decode worker on 8-GPU nodes was accepted";
+    perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 1, 12));
+    FAIL() << "a TP12 decode worker on 8-GPU domains (not whole domains) was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("decode"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("--tp"), std::string::npos) << e.what();
