@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -261,6 +262,51 @@ TEST_F(MultiNodeSweep, ARouterThatCannotReachAWorkerFailsReadinessWithItsReason)
   EXPECT_NE(reason.find("decode worker 0 on n2 at http://127.0.0.1:"), std::string::npos) << reason;
   EXPECT_EQ(s.States().count("failed"), 1U) << r.out;
   EXPECT_EQ(s.States().size(), 2U) << r.out;
+  s.ExpectNothingLeft();
+}
+
+TEST_F(MultiNodeSweep, ASweepKilledWithSigkillMidRowResumesWithoutRerunningStoredPointsOrLeavingItsJob) {
+  Scene s("time-scale: 4, startup-timeout-s: 60");
+  std::vector<Json> rows = RecipeRows({1, 2}, 1024);
+  rows.resize(1);
+  s.Rows(rows);
+  SpawnSpec spec;
+  spec.argv = s.Args();
+  spec.argv.insert(spec.argv.begin(), test::Binary());
+  spec.log_path = s.dir / "infermark.log";
+  std::string first;
+  {
+    ProcessGroup sweep(spec);
+    // Kill the sweep itself once the second point's client has started.
+    bool second = false;
+    for (int i = 0; i < 600 && !second; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ASSERT_FALSE(sweep.Poll().has_value()) << ReadFile(spec.log_path);
+      for (const auto& e : fs::recursive_directory_iterator(s.results)) {
+        const std::string name = e.path().filename().string();
+        if (name.ends_with("_conc1_gpus_8_ctx_4_gen_4.json")) first = e.path().string();
+        second = second || name == "client_conc2.log";
+      }
+    }
+    ASSERT_TRUE(second) << ReadFile(spec.log_path);
+    ASSERT_FALSE(first.empty());
+    kill(sweep.pid(), SIGKILL);
+    ASSERT_EQ(sweep.WaitFor(std::chrono::seconds(30)), 128 + SIGKILL);
+  }
+  EXPECT_NE(RunCapture({"squeue", "--noheader"}).out, "") << "the killed sweep's allocation should still be held";
+  struct stat before {};
+  ASSERT_EQ(stat(first.c_str(), &before), 0);
+
+  const ProcessResult r = test::RunInfermark(s.Args());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("stored without re-running"), std::string::npos) << r.out;
+  struct stat after {};
+  ASSERT_EQ(stat(first.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  const auto points =
+      results::inspect::Query(s.results + "/store.db", "select conc from points where is_multinode = 1 order by conc");
+  EXPECT_EQ(points, (std::vector<std::vector<std::string>>{{"1"}, {"2"}}));
   s.ExpectNothingLeft();
 }
 
