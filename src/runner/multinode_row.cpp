@@ -215,9 +215,10 @@ class MultiNodeRun {
         s.endpoint = WorkerEndpoint{s.name, alloc_->NodeAddress(node), port};
         const std::string url = "http://" + s.endpoint.host + ":" + std::to_string(port);
         (w.role == "prefill" ? prefill_urls : decode_urls).push_back(url);
-        Announce(s.log, s.name, alloc_->job_id());
+        const std::string devices = VisibleDevices(w.first_gpu, w.gpus);
+        Announce(s.log, s.name + " with CUDA_VISIBLE_DEVICES=" + devices, alloc_->job_id());
         s.group = alloc_->Start(node, WorkerArgv(infermark, e, w.role, "0.0.0.0", port), s.log,
-                                Env({{"CUDA_VISIBLE_DEVICES", VisibleDevices(w.first_gpu, w.gpus)}}));
+                                Env({{"CUDA_VISIBLE_DEVICES", devices}}));
         workers_.push_back(std::move(s));
       }
       Step r;

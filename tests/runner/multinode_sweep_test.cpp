@@ -187,8 +187,15 @@ TEST_F(MultiNodeSweep, OneCommandRuns1P1DAnd2P1DOnTwoNodesAndStoresEveryPoint) {
   const fs::path logs = fs::path(s.results) / "logs";
   for (const auto& e : fs::directory_iterator(logs)) {
     if (e.path().filename().string().find("nw2_decode") == std::string::npos) continue;
-    EXPECT_NE(ReadFile((e.path() / "prefill-1.log").string()).find("prefill worker 1 on n1"), std::string::npos);
-    EXPECT_NE(ReadFile((e.path() / "decode-0.log").string()).find("decode worker 0 on n2"), std::string::npos);
+    EXPECT_NE(
+        ReadFile((e.path() / "prefill-0.log").string()).find("prefill worker 0 on n1 with CUDA_VISIBLE_DEVICES=0,1,"),
+        std::string::npos);
+    EXPECT_NE(
+        ReadFile((e.path() / "prefill-1.log").string()).find("prefill worker 1 on n1 with CUDA_VISIBLE_DEVICES=2,3,"),
+        std::string::npos);
+    EXPECT_NE(
+        ReadFile((e.path() / "decode-0.log").string()).find("decode worker 0 on n2 with CUDA_VISIBLE_DEVICES=0,1,2,3,"),
+        std::string::npos);
     EXPECT_NE(ReadFile((e.path() / "router.log").string()).find("router on n1"), std::string::npos);
     EXPECT_NE(ReadFile((e.path() / "client_conc4.log").string()).find("client on n1"), std::string::npos);
   }
