@@ -83,8 +83,14 @@ class SqliteStore final : public ResultStore {
   }
 
   std::vector<Point> AllPoints() override {
-    SqliteStatement q(db_, PointQuery("", "p.run_id, ", false));
-    return ReadPoints(q);
+    SqliteStatement q(
+        db_, "SELECT " + PointSelectList(schema_version_, false) + " FROM points p JOIN runs r ON r.id = p.run_id");
+    std::vector<Point> points;
+    std::vector<PointRecordText> texts;
+    while (q.Step()) points.push_back(ReadPointRow(q, schema_version_, &texts.emplace_back()));
+    ParsePointRecords(points, texts);
+    SortPointsByRunAndKey(points);
+    return points;
   }
 
   int SchemaVersion() override { return ReadSchemaVersion(db_); }

@@ -36,9 +36,16 @@ std::string PointSelectList(int schema_version, bool raw);
 /// The natural-key order of points (ORDER BY list, without the keyword) at `schema_version`.
 std::string PointOrder(int schema_version);
 
-/// A point from a row of a PointSelectList query; `Row` has Text(i), Int(i) and Double(i).
+/// A point's records as stored text, to parse apart from reading its row.
+struct PointRecordText {
+  std::string agg;         ///< agg_json.
+  std::string matrix_row;  ///< matrix_row ("" when none).
+};
+
+/// A point from a row of a PointSelectList query; `Row` has Text(i), Int(i) and Double(i). With
+/// `deferred`, the records are left there as text for ParsePointRecords instead of parsed here.
 template <typename Row>
-Point ReadPointRow(const Row& q, int schema_version) {
+Point ReadPointRow(const Row& q, int schema_version, PointRecordText* deferred = nullptr) {
   Point p;
   p.id = q.Int(0);
   p.run_key = q.Text(1);
@@ -56,8 +63,12 @@ Point ReadPointRow(const Row& q, int schema_version) {
   v.kind = q.Text(12) == "predicted" ? PointKind::kPredicted : PointKind::kMeasured;
   v.time_scale = q.Double(13);
   v.config_key = q.Text(14);
-  const std::string row = q.Text(15);
-  v.matrix_row = row.empty() ? Json() : Json::parse(row, nullptr, false);
+  std::string row = q.Text(15);
+  if (deferred != nullptr) {
+    deferred->matrix_row = std::move(row);
+  } else {
+    v.matrix_row = row.empty() ? Json() : Json::parse(row, nullptr, false);
+  }
   v.image = q.Text(16);
   v.engine_flags = q.Text(17);
   v.host = q.Text(18);
@@ -69,7 +80,11 @@ Point ReadPointRow(const Row& q, int schema_version) {
   v.source_path = q.Text(24);
   p.raw_sha256 = q.Text(25);
   p.raw_json = q.Text(26);
-  p.agg = Json::parse(q.Text(27), nullptr, false);
+  if (deferred != nullptr) {
+    deferred->agg = q.Text(27);
+  } else {
+    p.agg = Json::parse(q.Text(27), nullptr, false);
+  }
   p.ingested_at = q.Text(28);
   v.git_commit = q.Text(29);
   if (schema_version >= 4) {
@@ -80,6 +95,14 @@ Point ReadPointRow(const Row& q, int schema_version) {
   p.run_id = q.Int(33);
   return p;
 }
+
+/// Parses `texts[i]` into `points[i]`'s record and matrix row, on the threads of the budget
+/// (parsing is most of reading many points); the texts are consumed.
+void ParsePointRecords(std::vector<Point>& points, std::vector<PointRecordText>& texts);
+
+/// Sorts points by run id, then in natural-key order (PointOrder's, byte-wise as both stores
+/// compare text): cheaper here than in the database for every point at once.
+void SortPointsByRunAndKey(std::vector<Point>& points);
 
 /// The run of `runs` (oldest first) that `ref` names, as ResultStore::FindRun documents; throws
 /// InputError naming `store` and the reference when none or several match.

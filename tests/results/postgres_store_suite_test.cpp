@@ -249,8 +249,15 @@ TEST_P(StoreSuite, AgenticAndFixedLengthPointsRoundTrip) {
       EXPECT_LE(order(back[i - 1]), order(back[i])) << back[i].key.Canonical();
     }
   }
-  const auto again = store->Points(outcome.run_id);
-  for (std::size_t i = 0; i < back.size(); ++i) EXPECT_EQ(again[i].agg, back[i].agg);
+  // AllPoints orders them as Points does and reads the same records.
+  const auto all = store->AllPoints();
+  ASSERT_EQ(all.size(), back.size());
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    EXPECT_EQ(all[i].key.Canonical(), back[i].key.Canonical());
+    EXPECT_EQ(all[i].agg, back[i].agg);
+    EXPECT_EQ(all[i].agg.dump(), back[i].agg.dump());
+    EXPECT_EQ(all[i].provenance.matrix_row, back[i].provenance.matrix_row);
+  }
   EXPECT_EQ(store->Ingest(Run("mixed"), points).unchanged, 10);
 }
 
