@@ -66,16 +66,18 @@ bool PgResult::IsNull(int r, int c) const {
 
 PgConnection::PgConnection(const std::string& url, const std::string& dbname) : name_(HidePassword(url)) {
   const LibPq& pq = LoadLibPq();
-  // Later keywords override earlier ones: the second dbname replaces the URL's database.
-  const char* keys[] = {"dbname", "dbname", "application_name", nullptr};
-  const char* values[] = {url.c_str(), dbname.empty() ? nullptr : dbname.c_str(), "infermark", nullptr};
-  if (dbname.empty()) {
-    keys[1] = "application_name";
-    values[1] = "infermark";
-    keys[2] = nullptr;
-    values[2] = nullptr;
+  // Later keywords override earlier ones: the URL's own settings replace the defaults before it,
+  // and a second dbname replaces the URL's database. A server that does not answer fails in 10 s
+  // unless the URL sets connect_timeout.
+  std::vector<const char*> keys = {"connect_timeout", "application_name", "dbname"};
+  std::vector<const char*> values = {"10", "infermark", url.c_str()};
+  if (!dbname.empty()) {
+    keys.push_back("dbname");
+    values.push_back(dbname.c_str());
   }
-  conn_ = pq.connectdb_params(keys, values, 1);
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  conn_ = pq.connectdb_params(keys.data(), values.data(), 1);
   if (conn_ == nullptr || pq.status(conn_) != CONNECTION_OK) {
     const std::string reason = conn_ ? Trimmed(pq.error_message(conn_)) : "out of memory";
     if (conn_ != nullptr) pq.finish(conn_);
@@ -87,6 +89,19 @@ PgConnection::PgConnection(const std::string& url, const std::string& dbname) : 
 
 PgConnection::~PgConnection() {
   if (conn_ != nullptr) LoadLibPq().finish(conn_);
+}
+
+bool PgConnection::Broken() const {
+  return LoadLibPq().status(conn_) == CONNECTION_BAD;
+}
+
+void PgConnection::Reconnect() {
+  const LibPq& pq = LoadLibPq();
+  pq.reset(conn_);
+  if (pq.status(conn_) != CONNECTION_OK) {
+    throw PgError("results store " + name_ + ": cannot reconnect: " + Trimmed(pq.error_message(conn_)), "08006");
+  }
+  pq.set_notice_processor(conn_, IgnoreNotice, nullptr);
 }
 
 void PgConnection::Exec(std::string_view sql) {

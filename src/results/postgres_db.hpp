@@ -90,6 +90,10 @@ class PgConnection {
   void Exec(std::string_view sql);
   /// Runs one statement with text parameters `$1…`; throws PgError on failure.
   PgResult Query(std::string_view sql, const std::vector<PgParam>& params = {});
+  /// Whether the connection was lost (the server restarted, the session was ended).
+  [[nodiscard]] bool Broken() const;
+  /// Connects again with the same settings; throws PgError when the server still cannot be reached.
+  void Reconnect();
   /// The URL, password hidden: what messages name.
   [[nodiscard]] const std::string& name() const { return name_; }
 

@@ -32,6 +32,7 @@ LibPq Load() {
   Bind(handle, pq.status, "PQstatus");
   Bind(handle, pq.error_message, "PQerrorMessage");
   Bind(handle, pq.finish, "PQfinish");
+  Bind(handle, pq.reset, "PQreset");
   Bind(handle, pq.set_notice_processor, "PQsetNoticeProcessor");
   Bind(handle, pq.exec, "PQexec");
   Bind(handle, pq.exec_params, "PQexecParams");

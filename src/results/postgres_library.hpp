@@ -9,10 +9,11 @@ namespace infermark::results {
 
 /// The libpq functions the PostgreSQL store calls, typed as libpq-fe.h declares them.
 struct LibPq {
-  decltype(&::PQconnectdbParams) connectdb_params = nullptr;         ///< PQconnectdbParams.
-  decltype(&::PQstatus) status = nullptr;                            ///< PQstatus.
-  decltype(&::PQerrorMessage) error_message = nullptr;               ///< PQerrorMessage.
-  decltype(&::PQfinish) finish = nullptr;                            ///< PQfinish.
+  decltype(&::PQconnectdbParams) connectdb_params = nullptr;  ///< PQconnectdbParams.
+  decltype(&::PQstatus) status = nullptr;                     ///< PQstatus.
+  decltype(&::PQerrorMessage) error_message = nullptr;        ///< PQerrorMessage.
+  decltype(&::PQfinish) finish = nullptr;
+  decltype(&::PQreset) reset = nullptr;                              ///< PQfinish.
   decltype(&::PQsetNoticeProcessor) set_notice_processor = nullptr;  ///< PQsetNoticeProcessor.
   decltype(&::PQexec) exec = nullptr;                                ///< PQexec.
   decltype(&::PQexecParams) exec_params = nullptr;                   ///< PQexecParams.

@@ -47,24 +47,63 @@ class PostgresStore final : public ResultStore {
   IngestOutcome Ingest(const RunInfo& run, const std::vector<Point>& points) override {
     if (run.run_key.empty()) throw std::invalid_argument("a run needs a key");
     for (int attempt = 1;; ++attempt) {
-      db_.Exec("BEGIN");
       try {
+        db_.Exec("BEGIN");
         IngestOutcome outcome;
         outcome.run_id = EnsureRun(run);
         StorePoints(outcome, points);
         db_.Exec("COMMIT");
         return outcome;
       } catch (const PgError& e) {
-        db_.Exec("ROLLBACK");
-        if (!Retryable(e) || attempt == kIngestAttempts) throw;
+        // A lost connection (a restarted server) is made again and the ingest repeated: nothing of
+        // it was committed, or all of it was and the repeat finds the points unchanged.
+        const bool lost = db_.Broken();
+        if (lost) {
+          db_.Reconnect();
+        } else {
+          db_.Exec("ROLLBACK");
+        }
+        if (!(lost || Retryable(e)) || attempt == kIngestAttempts) throw;
       } catch (...) {
-        db_.Exec("ROLLBACK");
+        if (!db_.Broken()) db_.Exec("ROLLBACK");
         throw;
       }
     }
   }
 
   std::vector<RunSummary> ListRuns() override {
+    return Reading([&] { return ReadRuns(); });
+  }
+
+  RunSummary FindRun(const std::string& ref) override { return FindRunIn(ListRuns(), ref, db_.name()); }
+
+  std::vector<Point> Points(std::int64_t run_id) override {
+    return Reading(
+        [&] { return ReadPoints(db_.Query(PointQuery("WHERE p.run_id = $1", "", true), {std::to_string(run_id)})); });
+  }
+
+  std::vector<Point> AllPoints() override {
+    return Reading([&] { return ReadAllPoints(); });
+  }
+
+  int SchemaVersion() override {
+    return Reading([&] { return ReadPostgresSchemaVersion(db_); });
+  }
+
+ private:
+  // `read()`, once more on a new connection when the connection was lost.
+  template <typename F>
+  auto Reading(F read) -> decltype(read()) {
+    try {
+      return read();
+    } catch (const PgError&) {
+      if (!db_.Broken()) throw;
+      db_.Reconnect();
+      return read();
+    }
+  }
+
+  std::vector<RunSummary> ReadRuns() {
     const PgResult q = db_.Query(
         "SELECT r.id, r.run_key, r.label, r.recipe, r.host, r.infermark_version, r.source, r.created_at, "
         "COUNT(p.id), COUNT(p.id) FILTER (WHERE p.kind = 'predicted'), COALESCE(MAX(p.time_scale), 1) "
@@ -83,13 +122,7 @@ class PostgresStore final : public ResultStore {
     return runs;
   }
 
-  RunSummary FindRun(const std::string& ref) override { return FindRunIn(ListRuns(), ref, db_.name()); }
-
-  std::vector<Point> Points(std::int64_t run_id) override {
-    return ReadPoints(db_.Query(PointQuery("WHERE p.run_id = $1", "", true), {std::to_string(run_id)}));
-  }
-
-  std::vector<Point> AllPoints() override {
+  std::vector<Point> ReadAllPoints() {
     // Unordered: sorting here is cheaper than in the server (SortPointsByRunAndKey).
     const PgResult q = db_.Query("SELECT " + PointSelectList(schema_version_, false) +
                                  " FROM points p JOIN runs r ON r.id = p.run_id");
@@ -104,9 +137,6 @@ class PostgresStore final : public ResultStore {
     return points;
   }
 
-  int SchemaVersion() override { return ReadPostgresSchemaVersion(db_); }
-
- private:
   std::string PointQuery(const std::string& where, const std::string& order_first, bool raw) const {
     return "SELECT " + PointSelectList(schema_version_, raw) + " FROM points p JOIN runs r ON r.id = p.run_id " +
            where + " ORDER BY " + order_first + PointOrder(schema_version_);

@@ -132,6 +132,28 @@ TEST_F(PostgresServer, ProcessesOpeningANewStoreAtOnceMigrateItOnce) {
   EXPECT_EQ(applied.Int(0, 2), CurrentSchemaVersion());
 }
 
+// A store whose connection is lost (a restarted server, an ended session) connects again: the
+// ingest in flight is repeated whole, reads are repeated once.
+TEST_F(PostgresServer, ALostConnectionIsMadeAgain) {
+  auto store = OpenStoreUrl(database_->url);
+  ASSERT_EQ(store->Ingest(RunInfo{"a", "", "", "", "", ""}, sample::SampleCurve({}, {1, 2})).added, 2);
+  const auto end_store_sessions = [&] {
+    PgConnection admin(database_->url);
+    const PgResult ended = admin.Query(
+        "SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    EXPECT_EQ(ended.Int(0, 0), 1);
+  };
+  end_store_sessions();
+  const IngestOutcome after = store->Ingest(RunInfo{"a", "", "", "", "", ""}, sample::SampleCurve({}, {1, 2, 4}));
+  EXPECT_EQ(after.added, 1);
+  EXPECT_EQ(after.unchanged, 2);
+  end_store_sessions();
+  EXPECT_EQ(store->ListRuns().at(0).points, 3);
+  end_store_sessions();
+  EXPECT_EQ(store->AllPoints().size(), 3u);
+}
+
 // The commands take the URL: ingest, list, show and report on a PostgreSQL store.
 TEST_F(PostgresServer, CommandsWorkOnAPostgresStore) {
   const fs::path dir = fs::temp_directory_path() / ("infermark_pg_cli_" + std::to_string(::getpid()));
