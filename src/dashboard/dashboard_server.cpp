@@ -10,6 +10,7 @@
 #include "core/diagnostic.hpp"
 #include "dashboard/api.hpp"
 #include "dashboard/assets.hpp"
+#include "dashboard/query.hpp"
 #include "dashboard/store_location.hpp"
 #include "http/server.hpp"
 #include "results/price_table.hpp"
@@ -99,15 +100,13 @@ struct DashboardServer::Impl {
     if (const auto header = request.FindHeader("Authorization")) {
       if (StartsWith(*header, "Bearer ") && SameSecret(header->substr(7), options.token)) return true;
     }
-    // `token=T` in the query string (how a browser link carries it).
-    std::string_view query = request.Query();
-    while (!query.empty()) {
-      const std::size_t amp = query.find('&');
-      const std::string_view pair = query.substr(0, amp);
-      if (StartsWith(pair, "token=") && SameSecret(pair.substr(6), options.token)) return true;
-      query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    // `token=T` in the query string (how a browser link carries it), percent-decoded.
+    try {
+      const std::optional<std::string> token = Query::Parse(request.Query()).Single("token");
+      return token && SameSecret(*token, options.token);
+    } catch (const QueryError&) {
+      return false;  // a malformed query string carries no token
     }
-    return false;
   }
 
   void Handle(http::Request& request, http::Responder responder) {

@@ -94,17 +94,18 @@ TEST_F(ServerTest, ServesPageAssetsHealthAndApi) {
 
 TEST_F(ServerTest, TokenGuardsTheApi) {
   test::FillStore(path_);
-  DashboardServer server({path_, "127.0.0.1", 0, "s3cret", std::chrono::milliseconds(60'000), ""});
+  DashboardServer server({path_, "127.0.0.1", 0, "s3cret/+x", std::chrono::milliseconds(60'000), ""});
   server.Start();
   const http::FetchResult none = Fetch(server.port(), "/api/v1/runs");
   EXPECT_EQ(none.head.status, 401);
   EXPECT_EQ(Json::parse(none.body)["error"]["field"], "token");
   EXPECT_EQ(Fetch(server.port(), "/api/v1/runs", {{"Authorization", "Bearer wrong"}}).head.status, 401);
   EXPECT_EQ(Fetch(server.port(), "/api/v1/runs?token=s3cre").head.status, 401);
-  const http::FetchResult header = Fetch(server.port(), "/api/v1/runs", {{"Authorization", "Bearer s3cret"}});
+  EXPECT_EQ(Fetch(server.port(), "/api/v1/runs?token=s3cret/+x").head.status, 401);  // '+' decodes to a space
+  const http::FetchResult header = Fetch(server.port(), "/api/v1/runs", {{"Authorization", "Bearer s3cret/+x"}});
   EXPECT_EQ(header.head.status, 200);
   EXPECT_EQ(Json::parse(header.body)["runs"].size(), 3u);
-  EXPECT_EQ(Fetch(server.port(), "/api/v1/points?token=s3cret&kind=predicted").head.status, 200);
+  EXPECT_EQ(Fetch(server.port(), "/api/v1/points?token=s3cret%2F%2Bx&kind=predicted").head.status, 200);
   EXPECT_EQ(Fetch(server.port(), "/health").head.status, 200);  // the page and health need no token
   server.Stop();
 }
