@@ -172,9 +172,7 @@ class MultiNodeRun {
       return;
     }
     try {
-      SlurmAllocationRequest request = m_.allocation;
-      request.grant_timeout_s = std::min(request.grant_timeout_s, limits_.startup_timeout_s);
-      alloc_.emplace(request);
+      alloc_.emplace(m_.allocation);
     } catch (const std::exception& e) {
       Fail(Needs(row_, m_) + "; " + e.what());
       return;

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -140,10 +141,25 @@ struct Scene {
     }
     return pids;
   }
+  /// The Slurm jobs the rows held (each step's log names its job).
+  [[nodiscard]] std::set<std::string> Jobs() const {
+    static const std::regex job("a step of Slurm job ([0-9]+)");
+    std::set<std::string> ids;
+    for (const auto& e : fs::recursive_directory_iterator(results)) {
+      if (!e.path().string().ends_with(".log")) continue;
+      const std::string text = ReadFile(e.path().string());
+      for (std::sregex_iterator m(text.begin(), text.end(), job), end; m != end; ++m) ids.insert((*m)[1].str());
+    }
+    return ids;
+  }
   void ExpectNothingLeft() const {
     EXPECT_EQ(Survivors(), std::vector<pid_t>{}) << "processes of the rows outlived the sweep";
-    const ProcessResult q = RunCapture({"squeue", "--noheader"});
-    EXPECT_EQ(q.out, "") << "jobs left in the queue";
+    EXPECT_FALSE(Jobs().empty());
+    for (const std::string& id : Jobs()) {
+      const std::string show = RunCapture({"scontrol", "show", "job", id}).out;
+      for (const char* state : {"JobState=RUNNING", "JobState=PENDING", "JobState=COMPLETING"})
+        EXPECT_EQ(show.find(state), std::string::npos) << "job " << id << " is still held: " << show;
+    }
   }
 };
 
@@ -300,7 +316,9 @@ TEST_F(MultiNodeSweep, ASweepKilledWithSigkillMidRowResumesWithoutRerunningStore
     kill(sweep.pid(), SIGKILL);
     ASSERT_EQ(sweep.WaitFor(std::chrono::seconds(30)), 128 + SIGKILL);
   }
-  EXPECT_NE(RunCapture({"squeue", "--noheader"}).out, "") << "the killed sweep's allocation should still be held";
+  ASSERT_EQ(s.Jobs().size(), 1U);
+  EXPECT_NE(RunCapture({"scontrol", "show", "job", *s.Jobs().begin()}).out.find("JobState=RUNNING"), std::string::npos)
+      << "the killed sweep's allocation should still be held";
   struct stat before {};
   ASSERT_EQ(stat(first.c_str(), &before), 0);
 
