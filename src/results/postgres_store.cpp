@@ -79,11 +79,11 @@ class PostgresStore final : public ResultStore {
 
   std::vector<Point> Points(std::int64_t run_id) override {
     return Reading(
-        [&] { return ReadPoints(db_.Query(PointQuery("WHERE p.run_id = $1", "", true), {std::to_string(run_id)})); });
+        [&] { return ReadPoints(db_.Query(PointQuery("WHERE p.run_id = $1", true), {std::to_string(run_id)})); });
   }
 
   std::vector<Point> AllPoints() override {
-    return Reading([&] { return ReadAllPoints(); });
+    return Reading([&] { return ReadPoints(db_.Query(PointQuery("", false))); });
   }
 
   int SchemaVersion() override {
@@ -122,10 +122,15 @@ class PostgresStore final : public ResultStore {
     return runs;
   }
 
-  std::vector<Point> ReadAllPoints() {
-    // Unordered: sorting here is cheaper than in the server (SortPointsByRunAndKey).
-    const PgResult q = db_.Query("SELECT " + PointSelectList(schema_version_, false) +
-                                 " FROM points p JOIN runs r ON r.id = p.run_id");
+  // The points `where` selects (PointSelectList), unordered.
+  std::string PointQuery(const std::string& where, bool raw) const {
+    return "SELECT " + PointSelectList(schema_version_, raw) + " FROM points p JOIN runs r ON r.id = p.run_id " + where;
+  }
+
+  // The rows of a PointQuery result as points, records parsed on the thread budget, sorted by run
+  // and natural key (in memory: an ORDER BY over every point spills to disk at the default
+  // work_mem and took a second for 100,000 points).
+  std::vector<Point> ReadPoints(const PgResult& q) const {
     std::vector<Point> points;
     std::vector<PointRecordText> texts(static_cast<std::size_t>(q.Rows()));
     points.reserve(texts.size());
@@ -134,18 +139,6 @@ class PostgresStore final : public ResultStore {
     }
     ParsePointRecords(points, texts);
     SortPointsByRunAndKey(points);
-    return points;
-  }
-
-  std::string PointQuery(const std::string& where, const std::string& order_first, bool raw) const {
-    return "SELECT " + PointSelectList(schema_version_, raw) + " FROM points p JOIN runs r ON r.id = p.run_id " +
-           where + " ORDER BY " + order_first + PointOrder(schema_version_);
-  }
-
-  std::vector<Point> ReadPoints(const PgResult& q) const {
-    std::vector<Point> points;
-    points.reserve(static_cast<std::size_t>(q.Rows()));
-    for (int i = 0; i < q.Rows(); ++i) points.push_back(ReadPointRow(PgResult::Row(q, i), schema_version_));
     return points;
   }
 

@@ -81,35 +81,32 @@ class SqliteStore final : public ResultStore {
   RunSummary FindRun(const std::string& ref) override { return FindRunIn(ListRuns(), ref, db_.path()); }
 
   std::vector<Point> Points(std::int64_t run_id) override {
-    SqliteStatement q(db_, PointQuery("WHERE p.run_id = ?1", "", true));
+    SqliteStatement q(db_, PointQuery("WHERE p.run_id = ?1", true));
     q.Bind(1, run_id);
     return ReadPoints(q);
   }
 
   std::vector<Point> AllPoints() override {
-    SqliteStatement q(
-        db_, "SELECT " + PointSelectList(schema_version_, false) + " FROM points p JOIN runs r ON r.id = p.run_id");
-    std::vector<Point> points;
-    std::vector<PointRecordText> texts;
-    while (q.Step()) points.push_back(ReadPointRow(q, schema_version_, &texts.emplace_back()));
-    ParsePointRecords(points, texts);
-    SortPointsByRunAndKey(points);
-    return points;
+    SqliteStatement q(db_, PointQuery("", false));
+    return ReadPoints(q);
   }
 
   int SchemaVersion() override { return ReadSchemaVersion(db_); }
 
  private:
-  // The points `where` selects (PointSelectList), in natural-key order after `order_first`.
-  std::string PointQuery(const std::string& where, const std::string& order_first, bool raw) const {
-    return "SELECT " + PointSelectList(schema_version_, raw) + " FROM points p JOIN runs r ON r.id = p.run_id " +
-           where + " ORDER BY " + order_first + PointOrder(schema_version_);
+  // The points `where` selects (PointSelectList), unordered.
+  std::string PointQuery(const std::string& where, bool raw) const {
+    return "SELECT " + PointSelectList(schema_version_, raw) + " FROM points p JOIN runs r ON r.id = p.run_id " + where;
   }
 
-  // The rows of a PointQuery statement as points.
+  // The rows of a PointQuery statement as points, records parsed on the thread budget, sorted by
+  // run and natural key (in memory: cheaper than the database's sort for many points).
   std::vector<Point> ReadPoints(SqliteStatement& q) const {
     std::vector<Point> points;
-    while (q.Step()) points.push_back(ReadPointRow(q, schema_version_));
+    std::vector<PointRecordText> texts;
+    while (q.Step()) points.push_back(ReadPointRow(q, schema_version_, &texts.emplace_back()));
+    ParsePointRecords(points, texts);
+    SortPointsByRunAndKey(points);
     return points;
   }
 

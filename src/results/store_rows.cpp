@@ -219,12 +219,6 @@ std::string PointSelectList(int schema_version, bool raw) {
          ", p.run_id";
 }
 
-std::string PointOrder(int schema_version) {
-  return std::string(schema_version >= 4 ? "p.scenario_type DESC, " : "") +
-         "p.model, p.isl, p.osl, p.hw, p.framework, p.precision, p.spec_decoding, p.topology, " +
-         (schema_version >= 4 ? "p.kv_offloading, p.kv_offload_backend, " : "") + "p.conc";
-}
-
 void ParsePointRecords(std::vector<Point>& points, std::vector<PointRecordText>& texts) {
   const std::size_t n = std::min(points.size(), texts.size());
   MapChunks(n, ChunkCount(n, 2000), [&](std::size_t begin, std::size_t end) {

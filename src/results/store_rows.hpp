@@ -33,9 +33,6 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
 /// the store has them and `p.run_id` last; `raw` false selects '' for raw_json.
 std::string PointSelectList(int schema_version, bool raw);
 
-/// The natural-key order of points (ORDER BY list, without the keyword) at `schema_version`.
-std::string PointOrder(int schema_version);
-
 /// A point's records as stored text, to parse apart from reading its row.
 struct PointRecordText {
   std::string agg;         ///< agg_json.
@@ -100,8 +97,9 @@ Point ReadPointRow(const Row& q, int schema_version, PointRecordText* deferred =
 /// (parsing is most of reading many points); the texts are consumed.
 void ParsePointRecords(std::vector<Point>& points, std::vector<PointRecordText>& texts);
 
-/// Sorts points by run id, then in natural-key order (PointOrder's, byte-wise as both stores
-/// compare text): cheaper here than in the database for every point at once.
+/// Sorts points by run id, then in natural-key order: scenario type (fixed-length first), model,
+/// ISL, OSL, hardware, framework, precision, spec decoding, topology, KV offloading and its backend,
+/// concurrency; text byte-wise. Cheaper here than in the database for many points.
 void SortPointsByRunAndKey(std::vector<Point>& points);
 
 /// The run of `runs` (oldest first) that `ref` names, as ResultStore::FindRun documents; throws
