@@ -113,7 +113,7 @@ struct DashboardServer::Impl {
     const std::string_view path = request.Path();
     http::Response response;
     response.headers.push_back({"Cache-Control", "no-store"});
-    if (request.method != "GET" && request.method != "HEAD") {
+    if (request.method != "GET") {
       const ApiReply r = ErrorReply(405, "", "the dashboard is read-only: GET only");
       response.status = r.status;
       response.body = r.body;

@@ -28,12 +28,13 @@ class ServerTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  static http::FetchResult Fetch(std::uint16_t port, const std::string& target, http::Headers headers = {}) {
+  static http::FetchResult Fetch(std::uint16_t port, const std::string& target, http::Headers headers = {},
+                                 const std::string& method = "GET") {
     http::ClientOptions options;
     options.port = port;
     http::Client client(options);
     http::ClientRequest request;
-    request.method = "GET";
+    request.method = method;
     request.target = target;
     request.content_type.clear();
     request.headers = std::move(headers);
@@ -81,6 +82,8 @@ TEST_F(ServerTest, ServesPageAssetsHealthAndApi) {
   }
   EXPECT_EQ(Fetch(server.port(), "/assets/no-such-file.js").head.status, 404);
   EXPECT_EQ(Fetch(server.port(), "/elsewhere").head.status, 404);
+  EXPECT_EQ(Fetch(server.port(), "/api/v1/meta", {}, "POST").head.status, 405);  // read-only
+  EXPECT_EQ(Fetch(server.port(), "/api/v1/runs", {}, "DELETE").head.status, 405);
   const http::FetchResult meta = Fetch(server.port(), "/api/v1/meta");
   EXPECT_EQ(meta.head.status, 200);
   EXPECT_EQ(Json::parse(meta.body)["store"]["points"], 21);
