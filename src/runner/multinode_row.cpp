@@ -14,6 +14,7 @@
 
 #include "core/file_io.hpp"
 #include "core/json_text.hpp"
+#include "core/sha256.hpp"
 #include "core/subprocess.hpp"
 #include "http/client.hpp"
 #include "runner/readiness.hpp"
@@ -128,6 +129,9 @@ class MultiNodeRun {
     fs::create_directories(plan_.result_dir, ec);
     mark_ = (fs::path(plan_.log_dir) / "groups").string();
     job_file_ = (fs::path(plan_.log_dir) / "slurm_job").string();
+    // A name no other row or sweep shares, so a resumed sweep finds an allocation granted just
+    // before a SIGKILL, before its job id reached job_file_.
+    job_name_ = m_.allocation.job_name + "_" + Sha256Hex(mark_).substr(0, 12);
     EndLeftovers();
     Execute();
     Teardown();
@@ -135,15 +139,15 @@ class MultiNodeRun {
   }
 
  private:
-  // What a sweep killed with SIGKILL left: its allocation and the row's local processes.
+  // What a sweep killed with SIGKILL left: its allocation (by job id, and by the row's job name
+  // for one granted before its id was recorded) and the row's local processes.
   void EndLeftovers() {
     std::ifstream in(job_file_);
     std::string job;
-    if (in >> job && !job.empty()) {
-      try {
-        RunCapture({m_.allocation.scancel, job});
-      } catch (const std::exception&) {
-      }
+    try {
+      if (in >> job && !job.empty()) RunCapture({m_.allocation.scancel, job});
+      if (plan_.executor == ExecutorKind::kSlurm) RunCapture({m_.allocation.scancel, "--name=" + job_name_});
+    } catch (const std::exception&) {
     }
     KillMarkedProcesses({mark_});
   }
@@ -172,7 +176,9 @@ class MultiNodeRun {
       return;
     }
     try {
-      alloc_.emplace(m_.allocation);
+      SlurmAllocationRequest request = m_.allocation;
+      request.job_name = job_name_;
+      alloc_.emplace(request);
     } catch (const std::exception& e) {
       Fail(Needs(row_, m_) + "; " + e.what());
       return;
@@ -520,6 +526,7 @@ class MultiNodeRun {
   Clock::time_point deadline_;
   std::string mark_;
   std::string job_file_;
+  std::string job_name_;  // the allocation's job name, unique to this row of this sweep
   std::optional<SlurmAllocation> alloc_;
   WorkerPlacement placement_;
   std::vector<Step> workers_;

@@ -321,6 +321,12 @@ TEST_F(MultiNodeSweep, ASweepKilledWithSigkillMidRowResumesWithoutRerunningStore
       << "the killed sweep's allocation should still be held";
   struct stat before {};
   ASSERT_EQ(stat(first.c_str(), &before), 0);
+  // As if the kill had come between the grant and the job id's record: the resumed sweep must find
+  // the allocation by the row's job name, or its own would wait for nodes the old one holds.
+  int removed = 0;
+  for (const auto& e : fs::recursive_directory_iterator(s.results))
+    if (e.path().filename() == "slurm_job") removed += fs::remove(e.path()) ? 1 : 0;
+  ASSERT_EQ(removed, 1);
 
   const ProcessResult r = test::RunInfermark(s.Args());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
