@@ -16,6 +16,7 @@
 #include "results/store_url.hpp"
 #include "run_binary.hpp"
 #include "sample_points.hpp"
+#include "test_paths.hpp"
 
 namespace infermark::results {
 namespace {
@@ -179,6 +180,33 @@ TEST_F(PostgresServer, CommandsWorkOnAPostgresStore) {
   const auto unknown = test::RunInfermark({"results", "list", "--db", "mongodb://h/results"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown store URL scheme 'mongodb'"), std::string::npos) << unknown.err;
+  fs::remove_all(dir);
+}
+
+// The site's database may be a PostgreSQL URL: a prediction sweep stores its points there; an
+// unknown scheme stops the sweep before any row runs.
+TEST_F(PostgresServer, APredictionSweepStoresIntoAPostgresStore) {
+  const fs::path dir = fs::temp_directory_path() / ("infermark_pg_predict_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto predict = [&](const std::string& database, const std::string& out) {
+    return test::RunInfermark(
+        {"predict", "--config-keys", "minimaxm3-fp4-mi355x-vllm", "--site", test::SourcePath("infermark.yaml"),
+         "--result-dir", (dir / out).string(), "--database", database, "--format", "table", "--runner-name", "p_00"},
+        test::SourcePath(""));
+  };
+  const auto stored = predict(database_->url, "results");
+  ASSERT_EQ(stored.exit_code, 0) << stored.out << stored.err;
+  EXPECT_NE(stored.out.find("30 rows predicted"), std::string::npos) << stored.out;
+  auto store = OpenStoreUrl(database_->url);
+  ASSERT_EQ(store->ListRuns().size(), 1u);
+  EXPECT_EQ(store->ListRuns()[0].predicted_points, 30);
+  EXPECT_EQ(store->AllPoints().size(), 30u);
+
+  const auto refused = predict("mysql://bench:s3cret@db/results", "refused");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("unknown store URL scheme 'mysql'"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("s3cret"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(dir / "refused"));
   fs::remove_all(dir);
 }
 
