@@ -6,6 +6,7 @@
 #include "core/diagnostic.hpp"
 #include "results/postgres_db.hpp"
 #include "results/postgres_store.hpp"
+#include "results/store_schema.hpp"
 
 namespace infermark::results {
 
@@ -39,8 +40,12 @@ std::unique_ptr<ResultStore> OpenStoreUrl(const std::string& url, const StoreOpt
 
 bool StoreUrlExists(const std::string& url) {
   const StoreUrl parsed = ParseStoreUrl(url);
+  if (parsed.kind == StoreKind::kPostgres) {
+    PgConnection db(parsed.location);
+    return ReadPostgresSchemaVersion(db) > 0;
+  }
   std::error_code ec;
-  return parsed.kind == StoreKind::kPostgres || std::filesystem::exists(parsed.location, ec);
+  return std::filesystem::exists(parsed.location, ec);
 }
 
 std::string ResolveStoreUrl(const std::string& url, const std::string& base_dir) {

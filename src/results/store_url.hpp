@@ -30,8 +30,9 @@ StoreUrl ParseStoreUrl(const std::string& url);
 /// migrates it forward; throws as ParseStoreUrl and the store's opener do.
 std::unique_ptr<ResultStore> OpenStoreUrl(const std::string& url, const StoreOptions& options = {});
 
-/// Whether the store exists without creating it: the SQLite file is there; a PostgreSQL store
-/// always counts as existing (its server is asked when it is opened).
+/// Whether the store exists, without creating it: the SQLite file is there, or the PostgreSQL
+/// database has had a migration (an empty database is no store yet). Throws InputError when the
+/// PostgreSQL server cannot be reached.
 bool StoreUrlExists(const std::string& url);
 
 /// `url` with a relative SQLite path resolved against `base_dir` (a site file's folder); other

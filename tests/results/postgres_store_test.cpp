@@ -163,6 +163,12 @@ TEST_F(PostgresServer, CommandsWorkOnAPostgresStore) {
     std::ofstream(dir / ("agg_conc" + std::to_string(conc) + ".json")) << DumpJson(sample::SamplePoint({}, conc).agg);
   }
   const std::string& url = database_->url;
+  // Read-only commands never make a store of an empty database.
+  EXPECT_FALSE(StoreUrlExists(url));
+  const auto empty = test::RunInfermark({"results", "list", "--db", url});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("no results store here"), std::string::npos) << empty.err;
+  EXPECT_EQ(PgConnection(url).Query("SELECT to_regclass('schema_migrations') IS NULL").Text(0, 0), "t");
   const auto ingest = test::RunInfermark({"results", "ingest", "--db", url, "--run", "nightly", dir.string()});
   ASSERT_EQ(ingest.exit_code, 0) << ingest.err;
   EXPECT_NE(ingest.out.find("2 added, 0 updated, 0 unchanged"), std::string::npos) << ingest.out;
@@ -176,6 +182,7 @@ TEST_F(PostgresServer, CommandsWorkOnAPostgresStore) {
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_TRUE(fs::exists(report_path));
   EXPECT_EQ(OpenStoreUrl(url)->AllPoints().size(), 2u);
+  EXPECT_TRUE(StoreUrlExists(url));
 
   const auto unknown = test::RunInfermark({"results", "list", "--db", "mongodb://h/results"});
   EXPECT_EQ(unknown.exit_code, 2);
