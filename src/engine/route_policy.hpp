@@ -1,6 +1,7 @@
 // How the disaggregated router (`engine serve --role router`) picks a worker of a pool (the
-// policy and picker are perfmodel's, shared with prediction). The router has no tokenizer: a prompt's identity is
-// chained hashes of its leading 64-byte blocks of text, which name equal prefixes as the workers' token blocks do.
+// policy and picker are perfmodel's, shared with prediction). The router has no tokenizer: a
+// prompt's identity is chained hashes of its leading 64-byte blocks of text, which name equal
+// prefixes as the workers' token blocks do.
 #pragma once
 
 #include <cstddef>
