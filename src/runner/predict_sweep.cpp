@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "agentic/agentic_output.hpp"
@@ -55,10 +56,13 @@ class DisaggDeployments {
       return std::to_string(d.tp) + "/" + std::to_string(d.ep) + "/" + (d.dp_attention ? "dpa" : "");
     };
     const perfmodel::DeploymentOptions& p = o.prefill;
-    const std::string key = p.model + "|" + p.hardware + "|" + p.framework + "|" + p.precision + "|" +
-                            p.kv_cache_dtype + "|" + std::to_string(p.max_model_len.value_or(0)) + "|" +
-                            p.spec_decoding + "|" + role(p) + "x" + std::to_string(o.prefill_workers) + "|" +
-                            role(o.decode) + "x" + std::to_string(o.decode_workers) + "|" + o.kv_transfer;
+    const std::string key =
+        p.model + "|" + p.hardware + "|" + p.framework + "|" + p.precision + "|" + p.kv_cache_dtype + "|" +
+        std::to_string(p.max_model_len.value_or(0)) + "|" + p.spec_decoding + "|" + role(p) + "x" +
+        std::to_string(o.prefill_workers) + "|" + role(o.decode) + "x" + std::to_string(o.decode_workers) + "|" +
+        o.kv_transfer + "|" + std::to_string(p.prefix_caching.value_or(-1)) + "|" +
+        std::to_string(p.kv_offloading_size_gib.value_or(0)) + "|" + p.kv_offloading_backend + "|" +
+        (p.hierarchical_cache ? "hicache" : "") + "|" + std::to_string(p.hicache_size_gb.value_or(0));
     auto it = cache_.find(key);
     if (it == cache_.end()) {
       it = cache_.emplace(key, perfmodel::ResolveDisaggDeployment(perfmodel::DefaultEngineData(), o)).first;
@@ -69,6 +73,19 @@ class DisaggDeployments {
  private:
   std::map<std::string, perfmodel::DisaggDeployment> cache_;
 };
+
+// The deployment of a multi-node row as the performance model takes it. A pool with attention
+// data-parallel whose experts span more GPUs than its tp (`tp: 1, ep: 4, dp-attn: true`: vLLM's
+// DEP4, four data-parallel ranks of one GPU each with experts over all four) is a worker of `ep`
+// GPUs, the model's tp being the worker's GPU count (attention data-parallel over them).
+perfmodel::DisaggOptions ModelDisaggOptions(const matrix::MatrixRow& row, const SiteConfig& site) {
+  const ModelSite* model = site.FindModel(row.model);
+  if (model == nullptr) throw std::runtime_error("model '" + row.model + "' has no entry in the site file");
+  perfmodel::DisaggOptions o = RowDisaggDeployment(row, LabelHardware(site, row.runner), *model);
+  for (perfmodel::DeploymentOptions* role : {&o.prefill, &o.decode})
+    if (role->dp_attention && role->ep > role->tp) role->tp = role->ep;
+  return o;
+}
 
 // Trace corpora, loaded once per sweep.
 class Corpora {
@@ -88,16 +105,21 @@ class Corpora {
   std::map<std::string, agentic::TraceLoad> cache_;
 };
 
-// An agentic row on the virtual clock: the replay a measured row would run, its artifacts and
-// aggregate written where a measured row's go. Returns the reasons it is invalid.
+// Replays a corpus on the virtual clock against a row's deployment.
+using AgenticPredictor =
+    std::function<sim::AgenticPrediction(const agentic::TraceCorpus& corpus, const agentic::ReplayOptions& replay)>;
+
+// An agentic row on the virtual clock: the replay a measured row would run (against one
+// deployment, or every worker of a disaggregated one: `predict`), its artifacts and aggregate
+// written where a measured row's go. Returns the reasons it is invalid.
 std::vector<std::string> PredictAgenticRow(const matrix::MatrixRow& row, const RowPlan& plan,
-                                           const perfmodel::Deployment& deployment, Corpora& corpora,
+                                           const AgenticPredictor& predict, Corpora& corpora,
                                            sim::PredictedFigures& figures) {
   const agentic::AgenticBenchConfig& c = *plan.agentic_config;
   const agentic::TraceLoad& load = corpora.Get(c.traces, c.max_context_length);
   agentic::ReplayOptions replay = c.replay;
   replay.run_id = 0;  // a fresh virtual engine: no other run's cache to avoid
-  const sim::AgenticPrediction p = sim::PredictAgentic(deployment, load.corpus, replay);
+  const sim::AgenticPrediction p = predict(load.corpus, replay);
   agentic::AgenticRunView view;
   view.corpus = &load.corpus;
   view.run = &p.run;
@@ -160,15 +182,7 @@ void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, c
   outcome.status = RowStatus::kDone;
   try {
     plan = PlanPredictedRow(row, site, o.plan, summary.result_dir);
-    if (row.Agentic()) {
-      throw std::runtime_error(
-          "agentic multi-node rows with decode workers or several workers are not predicted yet (only one "
-          "aggregated worker is)");
-    }
-    const ModelSite* model = site.FindModel(row.model);
-    if (model == nullptr) throw std::runtime_error("model '" + row.model + "' has no entry in the site file");
-    const perfmodel::DisaggDeployment& d =
-        deployments.Get(RowDisaggDeployment(row, LabelHardware(site, row.runner), *model));
+    const perfmodel::DisaggDeployment& d = deployments.Get(ModelDisaggOptions(row, site));
     const loadgen::BenchConfig& first = *plan.client_config;
     const std::size_t c0 = static_cast<std::size_t>(std::max(1, row.Conc()));
     for (const int conc : row.conc) {
@@ -259,7 +273,11 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
     // deployment, replayed as a single-node agentic row is.
     const bool one_worker_agentic =
         IsMultiNodeRow(row) && row.Agentic() && row.decode->num_worker == 0 && row.prefill->num_worker == 1;
-    if (IsMultiNodeRow(row) && !one_worker_agentic) {
+    // Any other agentic multi-node row is replayed against every worker of its deployment on one
+    // clock, the router KV-aware (Dynamo's KV router, the router of the catalog's disaggregated
+    // agentic rows): a conversation's turns go back to the workers holding its prefix.
+    const bool disagg_agentic = IsMultiNodeRow(row) && row.Agentic() && !one_worker_agentic;
+    if (IsMultiNodeRow(row) && !one_worker_agentic && !disagg_agentic) {
       PredictMultiNodeRow(row, site, o, store, disagg, summary);
       continue;
     }
@@ -276,8 +294,18 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
         plan.deployment->dp_attention = row.prefill->dp_attn;
       }
       std::vector<std::string> invalid;
-      if (plan.agentic_config) {
-        invalid = PredictAgenticRow(row, plan, deployments.Get(*plan.deployment), corpora, out.figures);
+      if (plan.agentic_config && disagg_agentic) {
+        const perfmodel::DisaggDeployment& d = disagg.Get(ModelDisaggOptions(row, site));
+        const AgenticPredictor predict = [&d](const agentic::TraceCorpus& corpus, const agentic::ReplayOptions& r) {
+          return sim::PredictAgenticDisagg(d, corpus, r, sim::RouterPolicy::kKvAware).agentic;
+        };
+        invalid = PredictAgenticRow(row, plan, predict, corpora, out.figures);
+      } else if (plan.agentic_config) {
+        const perfmodel::Deployment& d = deployments.Get(*plan.deployment);
+        const AgenticPredictor predict = [&d](const agentic::TraceCorpus& corpus, const agentic::ReplayOptions& r) {
+          return sim::PredictAgentic(d, corpus, r);
+        };
+        invalid = PredictAgenticRow(row, plan, predict, corpora, out.figures);
       } else {
         const perfmodel::Deployment& d = deployments.Get(*plan.deployment);
         const sim::Prediction p = sim::Predict(d, *plan.client_config);

@@ -15,7 +15,21 @@ namespace infermark::sim {
 RouterPolicy ParseRouterPolicy(const std::string& text) {
   if (text == "round-robin") return RouterPolicy::kRoundRobin;
   if (text == "least-loaded") return RouterPolicy::kLeastLoaded;
-  throw InputError(Diagnostic{SourceMark{}, "", "--router", "must be round-robin or least-loaded, not '" + text + "'"});
+  if (text == "kv-aware") return RouterPolicy::kKvAware;
+  throw InputError(
+      Diagnostic{SourceMark{}, "", "--router", "must be round-robin, least-loaded or kv-aware, not '" + text + "'"});
+}
+
+const char* RouterPolicyName(RouterPolicy policy) {
+  switch (policy) {
+    case RouterPolicy::kLeastLoaded:
+      return "least-loaded";
+    case RouterPolicy::kKvAware:
+      return "kv-aware";
+    case RouterPolicy::kRoundRobin:
+      break;
+  }
+  return "round-robin";
 }
 
 struct DisaggTarget::Worker {
@@ -33,12 +47,24 @@ struct DisaggTarget::Worker {
   std::vector<perfmodel::TokenEvent> events;
 };
 
+// The workers of one role and the router's state for them.
+struct DisaggTarget::Pool {
+  explicit Pool(std::vector<std::unique_ptr<Worker>>& members)
+      : workers(members), picker(std::max<std::size_t>(1, members.size()), perfmodel::RoutePolicy::kKvAware) {}
+  std::vector<std::unique_ptr<Worker>>& workers;
+  std::size_t next = 0;            // round robin, least loaded
+  perfmodel::WorkerPicker picker;  // kv-aware
+};
+
 struct DisaggTarget::Live {
   loadgen::RequestTracker* tracker = nullptr;  // null once ended
   std::int64_t produced = 0;                   // output tokens so far
   int prompt_tokens = 0;
   int max_tokens = 0;
   std::size_t prefill_worker = 0;
+  std::size_t decode_worker = 0;
+  std::shared_ptr<const std::vector<std::uint64_t>> blocks;  // the prompt's prefix identity
+  int block_tokens = 64;
   std::int64_t prefilled_ns = 0;  // end of its prefill
   std::int64_t arrived_ns = 0;    // its KV is on the decode side
   bool first_sent = false;        // the first token reached the client
@@ -77,6 +103,8 @@ DisaggTarget::DisaggTarget(const perfmodel::DisaggDeployment& deployment, SimExe
   for (int i = 0; i < deployment.decode_workers; ++i)
     decode_.push_back(std::make_unique<Worker>(deployment.decode.scheduler, decode_model_, true, decode_.size()));
   link_free_.assign(prefill_.size(), 0);
+  prefill_pool_ = std::make_unique<Pool>(prefill_);
+  decode_pool_ = std::make_unique<Pool>(decode_);
 }
 
 DisaggTarget::~DisaggTarget() = default;
@@ -85,19 +113,63 @@ const perfmodel::SchedulerStats& DisaggTarget::prefill_stats(std::size_t worker)
   return prefill_.at(worker)->scheduler.stats();
 }
 
+perfmodel::SchedulerStats DisaggTarget::PrefillTotals() const {
+  perfmodel::SchedulerStats t;
+  for (const auto& w : prefill_) {
+    const perfmodel::SchedulerStats& s = w->scheduler.stats();
+    t.steps += s.steps;
+    t.plans += s.plans;
+    t.preemptions += s.preemptions;
+    t.max_running = std::max(t.max_running, s.max_running);
+    t.prefix_queries += s.prefix_queries;
+    t.prefix_hits += s.prefix_hits;
+    t.host_queries += s.host_queries;
+    t.host_hits += s.host_hits;
+    t.prompt_computed += s.prompt_computed;
+    t.host.offload_bytes += s.host.offload_bytes;
+    t.host.offload_seconds += s.host.offload_seconds;
+    t.host.onload_bytes += s.host.onload_bytes;
+    t.host.onload_seconds += s.host.onload_seconds;
+    t.host.eviction_wait_seconds += s.host.eviction_wait_seconds;
+    t.host.offloaded_tokens += s.host.offloaded_tokens;
+    t.host.onloaded_tokens += s.host.onloaded_tokens;
+    t.host.evicted_tokens += s.host.evicted_tokens;
+    t.cached_blocks += s.cached_blocks;
+    t.host_used_tokens += s.host_used_tokens;
+    t.stall_plans += s.stall_plans;
+  }
+  return t;
+}
+
 const perfmodel::SchedulerStats& DisaggTarget::decode_stats(std::size_t worker) const {
   return decode_.at(worker)->scheduler.stats();
 }
 
-std::size_t DisaggTarget::Route(std::vector<std::unique_ptr<Worker>>& pool, std::size_t& next) {
+std::size_t DisaggTarget::Route(Pool& pool, const std::shared_ptr<const std::vector<std::uint64_t>>& blocks,
+                                std::size_t* held_blocks) {
+  auto& workers = pool.workers;
+  if (held_blocks != nullptr) *held_blocks = 0;
   if (router_ == RouterPolicy::kRoundRobin) {
-    const std::size_t i = next;
-    next = (next + 1) % pool.size();
+    const std::size_t i = pool.next;
+    pool.next = (pool.next + 1) % workers.size();
     return i;
   }
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < pool.size(); ++i)
-    if (pool[i]->held.size() < pool[best]->held.size()) best = i;
+  if (router_ == RouterPolicy::kLeastLoaded) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < workers.size(); ++i)
+      if (workers[i]->held.size() < workers[best]->held.size()) best = i;
+    return best;
+  }
+  static const std::vector<std::uint64_t> kNone;
+  const std::vector<std::uint64_t>& b = blocks ? *blocks : kNone;
+  std::vector<int> loads;
+  std::vector<std::size_t> cached;
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    loads.push_back(static_cast<int>(workers[i]->held.size()));
+    cached.push_back(pool.picker.CachedPrefix(i, b));
+  }
+  const std::size_t best = pool.picker.Pick(loads, b);
+  if (held_blocks != nullptr) *held_blocks = cached[best];
   return best;
 }
 
@@ -126,7 +198,7 @@ void DisaggTarget::Issue(const loadgen::RequestSpec& spec, loadgen::RequestTrack
       perfmodel::DrawOutputLength(seed, options_.eos_mean_tokens, 0, prompt.output_len, options_.ignore_eos));
   live_.push_back(live);
   // Both roles must be able to hold it: the prefill worker its prompt, the decode worker the whole sequence.
-  const std::size_t p = Route(prefill_, next_prefill_);
+  const std::size_t p = Route(*prefill_pool_, prompt.prefix_blocks, nullptr);
   Worker& w = *prefill_[p];
   const int total = live.prompt_tokens + live.max_tokens;
   const bool whole = decode_.empty();  // no decode workers: the prefill worker serves it all
@@ -140,6 +212,8 @@ void DisaggTarget::Issue(const loadgen::RequestSpec& spec, loadgen::RequestTrack
   live_[id].tracker = &tracker;
   live_[id].prefill_worker = p;
   live_[id].first_sent = whole;
+  live_[id].blocks = prompt.prefix_blocks;
+  live_[id].block_tokens = prompt.prefix_block_tokens;
   perfmodel::Request r;
   r.id = id;
   r.prompt_tokens = live.prompt_tokens;
@@ -195,17 +269,28 @@ void DisaggTarget::StepEnd(Worker& w) {
 void DisaggTarget::OnPrefilled(const perfmodel::TokenEvent& e, std::size_t worker) {
   Live& live = live_[e.id];
   if (live.tracker == nullptr) return;
-  // The prompt's KV leaves over this worker's link, behind the transfers already on it.
+  // The decode worker is chosen now, so the transfer knows what it already holds (KV-aware
+  // routing: the blocks the router sent there before, a conversation's earlier turns); only the
+  // rest of the prompt's KV leaves over this worker's link, behind the transfers already on it.
   const std::int64_t now = executor_.NowNs();
   live.prefilled_ns = now;
-  const double wire = deployment_.WireSeconds(live.prompt_tokens);
+  int send = live.prompt_tokens;
+  if (live.max_tokens > 1) {
+    std::size_t held = 0;
+    live.decode_worker = Route(*decode_pool_, live.blocks, &held);
+    const std::int64_t reused = std::min<std::int64_t>(live.prompt_tokens, std::int64_t(held) * live.block_tokens);
+    send = live.prompt_tokens - static_cast<int>(reused);
+    transfer_.reused_tokens += reused;
+  }
+  transfer_.tokens += send;
+  const double wire = deployment_.WireSeconds(send);
   const std::int64_t start = std::max(now, link_free_[worker]);
   const std::int64_t wire_ns = static_cast<std::int64_t>(std::llround(wire * 1e9));
   link_free_[worker] = start + wire_ns;
   const double fixed = deployment_.link.latency_s + deployment_.backend.overhead_s;
   const std::int64_t arrival = link_free_[worker] + static_cast<std::int64_t>(std::llround(fixed * 1e9));
   ++transfer_.transfers;
-  transfer_.bytes += double(live.prompt_tokens) * deployment_.prefill.memory.kv_bytes_per_token;
+  transfer_.bytes += double(send) * deployment_.prefill.memory.kv_bytes_per_token;
   transfer_.busy_seconds += wire;
   transfer_.wait_seconds += double(start - now) * 1e-9;
   const double seconds = double(arrival - now) * 1e-9;
@@ -226,7 +311,7 @@ void DisaggTarget::Arrived(std::uint64_t id) {
     Finish(live, now);
     return;
   }
-  Worker& w = *decode_[Route(decode_, next_decode_)];
+  Worker& w = *decode_[live.decode_worker];
   perfmodel::Request r;
   r.id = id;
   r.prompt_tokens = live.prompt_tokens;
@@ -314,7 +399,7 @@ loadgen::TargetReport DisaggTarget::Report() const {
   server["clock"] = "virtual";
   server["chunk_times"] = options_.chunk_times;
   server["events"] = executor_.events();
-  server["router"] = router_ == RouterPolicy::kRoundRobin ? "round-robin" : "least-loaded";
+  server["router"] = RouterPolicyName(router_);
   auto workers = [](const std::vector<std::unique_ptr<Worker>>& pool) {
     Json list = Json::array();
     for (const auto& w : pool) {
@@ -332,6 +417,8 @@ loadgen::TargetReport DisaggTarget::Report() const {
                            {"link_gb_s", deployment_.link.bytes_per_s / 1e9},
                            {"efficiency", deployment_.backend.efficiency},
                            {"transfers", t.transfers},
+                           {"tokens", t.tokens},
+                           {"reused_tokens", t.reused_tokens},
                            {"bytes_per_rank", t.bytes},
                            {"busy_seconds", t.busy_seconds},
                            {"queued_seconds", t.wait_seconds},

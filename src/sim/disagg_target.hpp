@@ -18,6 +18,7 @@
 #include "perfmodel/disaggregation.hpp"
 #include "perfmodel/scheduler.hpp"
 #include "perfmodel/step_time.hpp"
+#include "perfmodel/worker_picker.hpp"
 #include "sim/sim_executor.hpp"
 #include "sim/virtual_target.hpp"
 
@@ -27,19 +28,28 @@ namespace infermark::sim {
 enum class RouterPolicy {
   kRoundRobin,   ///< In turn.
   kLeastLoaded,  ///< The worker holding the fewest requests (the first of equals).
+  /// The worker believed to hold the longest prefix of the prompt (perfmodel::WorkerPicker's
+  /// kv-aware choice: ties go to the least loaded, in turn).
+  kKvAware,
 };
 
-/// Parses `round-robin` or `least-loaded`; throws InputError otherwise.
+/// Parses `round-robin`, `least-loaded` or `kv-aware`; throws InputError otherwise.
 RouterPolicy ParseRouterPolicy(const std::string& text);
+
+/// The policy's name as --router spells it.
+const char* RouterPolicyName(RouterPolicy policy);
 
 /// KV transfer counters.
 struct TransferStats {
   std::int64_t transfers = 0;  ///< Prompts whose KV crossed the link.
-  double bytes = 0;            ///< Bytes sent, per prefill rank, summed over transfers.
-  double busy_seconds = 0;     ///< Link time (wire time), summed.
-  double wait_seconds = 0;     ///< Time transfers queued behind earlier ones on their link, summed.
-  double seconds = 0;          ///< From the end of prefill to the KV's arrival, summed.
-  double max_seconds = 0;      ///< The longest of those.
+  std::int64_t tokens = 0;     ///< Prompt tokens whose KV crossed it.
+  /// Prompt tokens whose KV did not cross it: the decode worker held them already (KV-aware routing).
+  std::int64_t reused_tokens = 0;
+  double bytes = 0;         ///< Bytes sent, per prefill rank, summed over transfers.
+  double busy_seconds = 0;  ///< Link time (wire time), summed.
+  double wait_seconds = 0;  ///< Time transfers queued behind earlier ones on their link, summed.
+  double seconds = 0;       ///< From the end of prefill to the KV's arrival, summed.
+  double max_seconds = 0;   ///< The longest of those.
 };
 
 /// The disaggregated performance model as a target.
@@ -62,6 +72,8 @@ class DisaggTarget final : public loadgen::Target {
   [[nodiscard]] const TransferStats& transfers() const { return transfer_; }
   /// A prefill worker's scheduler counters.
   [[nodiscard]] const perfmodel::SchedulerStats& prefill_stats(std::size_t worker) const;
+  /// The prefill workers' counters summed (max_running: the largest of theirs).
+  [[nodiscard]] perfmodel::SchedulerStats PrefillTotals() const;
   /// A decode worker's scheduler counters.
   [[nodiscard]] const perfmodel::SchedulerStats& decode_stats(std::size_t worker) const;
 
@@ -69,7 +81,9 @@ class DisaggTarget final : public loadgen::Target {
   struct Worker;
   struct Live;
   class Sink;
-  std::size_t Route(std::vector<std::unique_ptr<Worker>>& pool, std::size_t& next);
+  struct Pool;
+  std::size_t Route(Pool& pool, const std::shared_ptr<const std::vector<std::uint64_t>>& blocks,
+                    std::size_t* held_blocks);
   void RequestStep(Worker& w);
   void Step(Worker& w);
   void StepEnd(Worker& w);
@@ -89,7 +103,8 @@ class DisaggTarget final : public loadgen::Target {
   perfmodel::StepTimeModel decode_model_;
   std::vector<std::unique_ptr<Worker>> prefill_;
   std::vector<std::unique_ptr<Worker>> decode_;
-  std::size_t next_prefill_ = 0, next_decode_ = 0;
+  std::unique_ptr<Pool> prefill_pool_;
+  std::unique_ptr<Pool> decode_pool_;
   std::vector<Live> live_;               // by request id (issue numbers)
   std::vector<std::int64_t> link_free_;  // per prefill worker: when its link is free
   TransferStats transfer_;

@@ -103,7 +103,8 @@ TEST(Disaggregation, TheRouterSpreadsRequestsOverEveryWorker) {
     EXPECT_LE(server["decode_workers"][0]["max_running"].get<int>(), 16);
   }
   EXPECT_EQ(ParseRouterPolicy("least-loaded"), RouterPolicy::kLeastLoaded);
-  EXPECT_THROW(ParseRouterPolicy("kv-aware"), InputError);
+  EXPECT_EQ(ParseRouterPolicy("kv-aware"), RouterPolicy::kKvAware);
+  EXPECT_THROW(ParseRouterPolicy("cache-aware"), InputError);
 }
 
 // InferenceX's aggregated multi-node rows have no decode workers (D = 0): the prefill workers
