@@ -17,6 +17,7 @@
 #include "core/sha256.hpp"
 #include "core/subprocess.hpp"
 #include "http/client.hpp"
+#include "runner/exit_reason.hpp"
 #include "runner/readiness.hpp"
 #include "runner/slurm_allocation.hpp"
 #include "runner/stop_signal.hpp"
@@ -29,17 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using Seconds = std::chrono::duration<double>;
-
-std::string StatusText(int status) {
-  return status >= 128 ? "was killed by signal " + std::to_string(status - 128)
-                       : "exited with status " + std::to_string(status);
-}
-
-std::string WithTail(std::string why, const std::string& log) {
-  const std::string tail = LogTail(log, 3);
-  if (!tail.empty()) why += "; log ends: " + tail;
-  return why;
-}
 
 bool ParsesAsObject(const std::string& path) {
   std::error_code ec;
@@ -104,7 +94,7 @@ std::optional<std::string> RouterHealth(const std::string& host, int port, bool&
 // The first step of `steps` that has ended: its name, how it ended, `when`, and its log's tail.
 std::optional<std::string> EndedStep(std::vector<Step>& steps, const std::string& when) {
   for (Step& s : steps) {
-    if (auto code = s.group->Poll()) return WithTail(s.name + " " + StatusText(*code) + " " + when, s.log);
+    if (auto code = s.group->Poll()) return WithLogTail(s.name + " " + ExitText(*code) + " " + when, s.log);
   }
   return std::nullopt;
 }
@@ -330,7 +320,7 @@ class MultiNodeRun {
         } else if (written) {
           Point(i, RowStatus::kInvalid, "run judged INVALID by the load generator" + VerdictReasons(client.log), took);
         } else {
-          Point(i, RowStatus::kFailed, WithTail("client " + StatusText(*code) + " without a result", client.log));
+          Point(i, RowStatus::kFailed, WithLogTail("client " + ExitText(*code) + " without a result", client.log));
         }
         return true;
       }
@@ -403,12 +393,12 @@ class MultiNodeRun {
     for (std::size_t i = 0; i < m_.points.size(); ++i) {
       if (out_.points[i].outcome.status != RowStatus::kSkipped) continue;
       Point(i, RowStatus::kFailed,
-            WithTail("launcher " + StatusText(*code) + " without writing " + m_.points[i].result_filename + ".json",
-                     launcher.log));
+            WithLogTail("launcher " + ExitText(*code) + " without writing " + m_.points[i].result_filename + ".json",
+                        launcher.log));
     }
     if (*code != 0 && !failed_) {
       out_.row.status = RowStatus::kInvalid;
-      out_.row.reason = "launcher " + StatusText(*code) + " after writing its results";
+      out_.row.reason = "launcher " + ExitText(*code) + " after writing its results";
     }
   }
 

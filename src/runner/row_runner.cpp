@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/subprocess.hpp"
+#include "runner/exit_reason.hpp"
 #include "runner/readiness.hpp"
 #include "runner/row_telemetry.hpp"
 #include "runner/stop_signal.hpp"
@@ -18,17 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using Seconds = std::chrono::duration<double>;
-
-std::string StatusText(int status) {
-  return status >= 128 ? "was killed by signal " + std::to_string(status - 128)
-                       : "exited with status " + std::to_string(status);
-}
-
-std::string WithTail(std::string why, const std::string& log) {
-  const std::string tail = LogTail(log, 3);
-  if (!tail.empty()) why += "; log ends: " + tail;
-  return why;
-}
 
 void RunCleanup(const RowPlan& plan) {
   if (plan.cleanup.empty()) return;
@@ -130,8 +120,8 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
   } else if (r.state == ReadyState::kExited && script) {
     // The launcher's own output says why (its server may not have written a log yet).
     status = RowStatus::kFailed;
-    reason = WithTail("launcher " + StatusText(server->Poll().value_or(-1)) + " before the server was ready",
-                      plan.server.log_path);
+    reason = WithLogTail("launcher " + ExitText(server->Poll().value_or(-1)) + " before the server was ready",
+                         plan.server.log_path);
   } else if (r.state == ReadyState::kExited || r.state == ReadyState::kTimedOut) {
     status = RowStatus::kFailed;
     reason = r.detail;
@@ -148,12 +138,12 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
           "row timeout: launcher still running after " + std::to_string(static_cast<int>(limits.row_timeout_s)) + " s";
     } else if (*code != 0 && !fs::exists(plan.result_path, ec)) {
       status = RowStatus::kFailed;
-      reason = WithTail(
-          "launcher " + StatusText(*code) + " without writing " + fs::path(plan.result_path).filename().string(),
+      reason = WithLogTail(
+          "launcher " + ExitText(*code) + " without writing " + fs::path(plan.result_path).filename().string(),
           plan.server.log_path);
     } else if (*code != 0) {
       status = RowStatus::kInvalid;
-      reason = "launcher " + StatusText(*code) + " after writing its result";
+      reason = "launcher " + ExitText(*code) + " after writing its result";
     } else if (!fs::exists(plan.result_path, ec)) {
       status = RowStatus::kFailed;
       reason = "launcher exited 0 but wrote no " + fs::path(plan.result_path).filename().string();
@@ -175,7 +165,7 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
           reason = "run judged INVALID by the load generator" + VerdictReasons(plan.client->log_path);
         } else {
           status = RowStatus::kFailed;
-          reason = WithTail("client " + StatusText(*code) + " without a result", plan.client->log_path);
+          reason = WithLogTail("client " + ExitText(*code) + " without a result", plan.client->log_path);
         }
         break;
       }
@@ -186,7 +176,7 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
       }
       if (auto died = server->Poll()) {
         status = RowStatus::kFailed;
-        reason = WithTail("server " + StatusText(*died) + " during the load", plan.server_log);
+        reason = WithLogTail("server " + ExitText(*died) + " during the load", plan.server_log);
         break;
       }
       if (Clock::now() >= deadline) {
