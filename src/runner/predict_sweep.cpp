@@ -9,6 +9,7 @@
 #include "agentic/agentic_output.hpp"
 #include "agentic/trace_reader.hpp"
 #include "core/diagnostic.hpp"
+#include "core/file_io.hpp"
 #include "metrics/result_json.hpp"
 #include "perfmodel/disaggregation.hpp"
 #include "perfmodel/engine_data.hpp"
@@ -143,7 +144,12 @@ std::vector<std::string> PredictAgenticRow(const matrix::MatrixRow& row, const R
     const std::string v = EnvValue(env, name);
     return v.empty() ? std::nullopt : std::optional<std::string>(v);
   });
-  const agentic::AgenticOutputs written = agentic::WriteAgenticOutputs(view, o);
+  agentic::AgenticOutputs written = agentic::WriteAgenticOutputs(view, o);
+  if (!p.server_report.empty()) {
+    // A disaggregated deployment's workers, router and KV transfers go with the aggregate.
+    written.aggregate["infermark"]["server"] = p.server_report;
+    WriteFileAtomic(written.aggregate_path, written.aggregate.dump(2));
+  }
   // The figures a fixed-length point reports, from the aggregate.
   const Json& m = written.aggregate["request_metrics"];
   auto number = [](const Json& j, std::initializer_list<const char*> path) {

@@ -90,7 +90,7 @@ AgenticDisaggPrediction PredictAgenticDisagg(const perfmodel::DisaggDeployment& 
   if (scraped.scrapes().size() == 2) p.agentic.server_metrics = agentic::SummarizeServerMetrics(scraped.scrapes());
   p.agentic.virtual_start_unix_ns = static_cast<std::int64_t>(std::llround(executor.UnixAt(0) * 1e9));
   p.transfers = target.transfers();
-  p.report = target.Report().server;
+  p.agentic.server_report = target.Report().server;
   return p;
 }
 

@@ -24,6 +24,9 @@ struct AgenticPrediction {
   /// The model's counters over the profiling window as server_metrics_export.json (vLLM's or
   /// SGLang's names), as a measured run scrapes them from the engine.
   Json server_metrics = Json::object();
+  /// What the target reports of itself ({} for one deployment; a disaggregated one's workers,
+  /// router and KV transfers).
+  Json server_report = Json::object();
 };
 
 /// Replays `corpus` with `options` against `deployment` in virtual time (text is never built).

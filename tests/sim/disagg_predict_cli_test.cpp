@@ -164,6 +164,14 @@ TEST(PredictDisaggCli, AgenticMultiNodeRowsAreReplayedOnTheirWorkers) {
     EXPECT_NEAR(row["tput_per_gpu"].get<double>(), tput["per_gpu"]["total_tput_tps"].get<double>(), 1e-6);
     // Conversations come back to the prefill worker holding their prefix: most prompt tokens hit.
     EXPECT_GT(agg["server_metrics"]["cache"]["gpu_cache_hit_rate"].get<double>(), 0.5);
+    // The workers, the router and the link go with the aggregate; the decode worker holding a
+    // conversation's earlier turns receives the new KV only.
+    const auto& server = agg["infermark"]["server"];
+    EXPECT_EQ(server["router"], "kv-aware");
+    EXPECT_EQ(server["prefill_workers"].size(), 1u);
+    EXPECT_EQ(server["decode_workers"].size(), 1u);
+    EXPECT_GT(server["kv_transfer"]["transfers"].get<int>(), 0);
+    EXPECT_GT(server["kv_transfer"]["reused_tokens"].get<double>(), server["kv_transfer"]["tokens"].get<double>());
   }
   EXPECT_GE(aggregated, 2) << r.out;
   EXPECT_EQ(disaggregated, 1) << r.out;

@@ -95,8 +95,8 @@ TEST(PredictAgenticDisagg, KvAwareRoutingSparesPrefillWorkOverRoundRobin) {
   EXPECT_GT(kv.transfers.reused_tokens, 0);
   EXPECT_LT(double(kv.transfers.tokens), 0.5 * double(kv.transfers.tokens + kv.transfers.reused_tokens));
   EXPECT_EQ(rr.transfers.reused_tokens, 0);
-  EXPECT_EQ(kv.report["router"], "kv-aware");
-  EXPECT_EQ(rr.report["router"], "round-robin");
+  EXPECT_EQ(kv.agentic.server_report["router"], "kv-aware");
+  EXPECT_EQ(rr.agentic.server_report["router"], "round-robin");
 }
 
 }  // namespace
