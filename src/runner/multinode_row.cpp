@@ -18,6 +18,7 @@
 #include "core/subprocess.hpp"
 #include "http/client.hpp"
 #include "runner/exit_reason.hpp"
+#include "runner/probe_get.hpp"
 #include "runner/readiness.hpp"
 #include "runner/slurm_allocation.hpp"
 #include "runner/stop_signal.hpp"
@@ -66,18 +67,7 @@ std::string Needs(const matrix::MatrixRow& row, const MultiNodePlan& m) {
 // The router's own answer to /health: ok when 200, else its status and the message of its JSON
 // error (which names the workers it cannot reach); nullopt when it does not answer.
 std::optional<std::string> RouterHealth(const std::string& host, int port, bool& ok) {
-  http::ClientOptions co;
-  co.host = host;
-  co.port = static_cast<std::uint16_t>(port);
-  co.connect_timeout = std::chrono::milliseconds(1000);
-  co.kernel_timestamps = false;
-  http::Client client(co);
-  http::ClientRequest request;
-  request.method = "GET";
-  request.target = "/health";
-  request.content_type.clear();
-  request.timeout = std::chrono::milliseconds(2000);
-  const http::FetchResult r = client.Fetch(std::move(request));
+  const http::FetchResult r = ProbeGet(host, port, "/health");
   ok = r.result.ok() && r.head.status == 200;
   if (r.head.status == 0) return std::nullopt;  // an error status is an answer too
   std::string text = r.body;

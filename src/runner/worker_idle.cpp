@@ -5,7 +5,7 @@
 #include <sstream>
 #include <thread>
 
-#include "http/client.hpp"
+#include "runner/probe_get.hpp"
 #include "runner/stop_signal.hpp"
 
 namespace infermark::runner {
@@ -13,18 +13,7 @@ namespace {
 
 // One worker's requests in flight, or why it cannot tell.
 std::optional<double> Probe(const WorkerEndpoint& w, std::string& why) {
-  http::ClientOptions co;
-  co.host = w.host;
-  co.port = static_cast<std::uint16_t>(w.port);
-  co.connect_timeout = std::chrono::milliseconds(1000);
-  co.kernel_timestamps = false;
-  http::Client client(co);
-  http::ClientRequest request;
-  request.method = "GET";
-  request.target = "/metrics";
-  request.content_type.clear();
-  request.timeout = std::chrono::milliseconds(2000);
-  const http::FetchResult r = client.Fetch(std::move(request));
+  const http::FetchResult r = ProbeGet(w.host, w.port, "/metrics");
   if (!r.result.ok() || r.head.status != 200) {
     why = w.name + " does not answer /metrics";
     return std::nullopt;
