@@ -14,7 +14,15 @@ for tool in munged slurmctld slurmd sinfo; do
   command -v "$tool" >/dev/null || { echo "start-slurm: $tool missing (run scripts/setup.sh)" >&2; exit 1; }
 done
 
-running() { pgrep -x "$1" >/dev/null 2>&1; }
+# Whether the system's daemon NAME runs: one started without a private configuration (-f FILE,
+# --socket=…), so the two-node test cluster's daemons (scripts/slurm-test-cluster.sh) do not count.
+running() {
+  local pid
+  for pid in $(pgrep -x "$1"); do
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE -- ' (-f|--socket)' || return 0
+  done
+  return 1
+}
 
 # munge: one key shared by the (single) node's daemons.
 if [ ! -s /etc/munge/munge.key ]; then
