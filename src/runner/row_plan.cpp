@@ -122,6 +122,19 @@ void PlanMultiNode(RowPlan& plan, const matrix::MatrixRow& row, const SiteConfig
   plan.multinode = std::move(m);
 }
 
+// The launcher script for `row` in `dir` (FindLauncherScript); a row without one fails, naming
+// the folder and the names looked for.
+std::string LauncherScript(const std::string& dir, const matrix::MatrixRow& row, const std::string& result_filename) {
+  const std::string script = FindLauncherScript(dir, row);
+  if (script.empty()) {
+    Fail(result_filename, "runner",
+         "no launcher script for this row in '" + dir + "' (looked for " +
+             row.exp_name.substr(0, row.exp_name.find('_')) + "_" + row.precision + "_<gpu>[_" + row.framework +
+             "].sh)");
+  }
+  return script;
+}
+
 }  // namespace
 
 std::string SelfExecutable() {
@@ -247,13 +260,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
       plan.time_scale = options.time_scale.value_or(site.defaults.time_scale);
     } else if (target.kind == TargetKind::kScript) {
       const std::string dir = site.Resolve(target.script_dir);
-      const std::string script = FindLauncherScript(dir, row);
-      if (script.empty()) {
-        Fail(plan.result_filename, "runner",
-             "no launcher script for this row in '" + dir + "' (looked for " +
-                 row.exp_name.substr(0, row.exp_name.find('_')) + "_" + row.precision + "_<gpu>[_" + row.framework +
-                 "].sh)");
-      }
+      const std::string script = LauncherScript(dir, row, plan.result_filename);
       plan.server.argv = {"bash", script};
       plan.server.log_path = (fs::path(plan.log_dir) / "launcher.log").string();
     }
@@ -284,13 +291,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     case TargetKind::kScript:
     case TargetKind::kContainer: {
       const std::string dir = site.Resolve(target.script_dir);
-      const std::string script = FindLauncherScript(dir, row);
-      if (script.empty()) {
-        Fail(plan.result_filename, "runner",
-             "no launcher script for this row in '" + dir + "' (looked for " +
-                 row.exp_name.substr(0, row.exp_name.find('_')) + "_" + row.precision + "_<gpu>[_" + row.framework +
-                 "].sh)");
-      }
+      const std::string script = LauncherScript(dir, row, plan.result_filename);
       // The script's own output goes to launcher.log; its server writes RESULT_DIR/server.log,
       // which the runner moves into the row's log folder afterwards.
       plan.server.log_path = (fs::path(plan.log_dir) / "launcher.log").string();

@@ -99,6 +99,20 @@ TEST(MultiNodePlan, AContainerTargetIsRefusedWithTheReason) {
   }
 }
 
+TEST(MultiNodePlan, ALauncherScriptTargetWithoutTheRowsScriptIsRefusedNamingWhatItLookedFor) {
+  const std::string dir = ::testing::TempDir() + "multinode_plan_no_scripts";
+  const SiteConfig site = Site("runners:\n  disagg: {executor: slurm, script: {dir: '" + dir + "'}}\n");
+  try {
+    PlanRow(test::Typed(Row2P1D()), site, PlanOptions{});
+    FAIL() << "planned";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no launcher script for this row in '" + dir +
+                                         "' (looked for minimaxm3_fp4_<gpu>[_vllm].sh)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(WorkerIdle, RequestsInFlightSumsRunningAndWaitingOfVllmAndSglang) {
   EXPECT_EQ(RequestsInFlight("# HELP x\nvllm:num_requests_running{model_name=\"m\"} 3\n"
                              "vllm:num_requests_waiting{model_name=\"m\"} 2.0\nvllm:other 9\n"),

@@ -133,6 +133,20 @@ TEST(RowPlan, FindsTheFoundingRecipesLauncherScript) {
   EXPECT_EQ(FindLauncherScript(dir, test::Typed(other)), "");
 }
 
+TEST(RowPlan, AScriptTargetWithoutTheRowsScriptIsRefusedNamingWhatItLookedFor) {
+  const std::string dir = ::testing::TempDir() + "row_plan_no_scripts";
+  const SiteConfig site = Site("runners:\n  mi355x: {script: {dir: '" + dir + "'}}\n");
+  try {
+    PlanRow(test::Typed(FoundingRow(4)), site, {});
+    FAIL() << "planned";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no launcher script for this row in '" + dir +
+                                         "' (looked for minimaxm3_fp4_<gpu>[_vllm].sh)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(RowPlan, CommandTargetsExpandTheRowsVariables) {
   const SiteConfig site = Site(
       "runners:\n  mi355x: {command: [vllm, serve, '${MODEL}', --port, '${PORT}', --tensor-parallel-size, '${TP}']}\n");
