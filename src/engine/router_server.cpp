@@ -86,6 +86,8 @@ struct RouterServer::Impl {
   void OnPrefilled(const std::shared_ptr<Exchange>& x, const http::ClientResult& result);
   void OnDecoded(const std::shared_ptr<Exchange>& x, const http::ClientResult& result);
   void Answer(const std::shared_ptr<Exchange>& x, int status, const std::string& content_type, const std::string& body);
+  // A GET of `path` from worker `w`, given up after the health timeout.
+  http::ClientRequest WorkerGet(const Worker& w, const std::string& path) const;
   void Health(http::Responder responder);
   void Models(http::Responder responder);
   std::string Metrics();
@@ -273,6 +275,15 @@ void RouterServer::Impl::OnDecoded(const std::shared_ptr<Exchange>& x, const htt
   Answer(x, x->decode_status, x->decode_type, x->decode_answer);
 }
 
+http::ClientRequest RouterServer::Impl::WorkerGet(const Worker& w, const std::string& path) const {
+  http::ClientRequest r;
+  r.method = "GET";
+  r.target = w.base + path;
+  r.content_type.clear();
+  r.timeout = options.health_timeout;
+  return r;
+}
+
 void RouterServer::Impl::Health(http::Responder responder) {
   struct Probe {
     std::mutex mu;
@@ -289,11 +300,7 @@ void RouterServer::Impl::Health(http::Responder responder) {
     for (auto& w : *pool) all.push_back(w.get());
   probe->left = all.size();
   for (Worker* w : all) {
-    http::ClientRequest r;
-    r.method = "GET";
-    r.target = w->base + "/health";
-    r.content_type.clear();
-    r.timeout = options.health_timeout;
+    http::ClientRequest r = WorkerGet(*w, "/health");
     http::StreamCallbacks cb;
     cb.on_complete = [probe, w](const http::ClientResult& result) {
       const std::lock_guard lock(probe->mu);
@@ -328,11 +335,7 @@ void RouterServer::Impl::Models(http::Responder responder) {
   auto shared = std::make_shared<http::Responder>(std::move(responder));
   auto answer = std::make_shared<std::string>();
   Worker* w = decode.front().get();
-  http::ClientRequest r;
-  r.method = "GET";
-  r.target = w->base + "/v1/models";
-  r.content_type.clear();
-  r.timeout = options.health_timeout;
+  http::ClientRequest r = WorkerGet(*w, "/v1/models");
   http::StreamCallbacks cb;
   cb.on_body = [answer](std::string_view data, std::int64_t) { answer->append(data); };
   cb.on_complete = [shared, answer, w](const http::ClientResult& result) {
