@@ -2,7 +2,7 @@
 # NCCL collectives on a GPU machine: `infermark gpu probe --collectives-only` over 1, 2, 4 and 8 GPUs
 # (those the machine has), twice, at the built-in models' message sizes. BIN (default .devrun)
 # holds the infermark binary and libinfermark_gpu_probe.so (and any CUDA 13 library the machine
-# lacks, as for scripts/gpu-probe-device.sh); NCCL is NCCL_LIBRARY's, else PyTorch's NCCL wheel
+# lacks: scripts/gpu-device-env.sh looks them up); NCCL is NCCL_LIBRARY's, else PyTorch's NCCL wheel
 # found through python3. Run from the repository root so that data/engine is found. Writes to $OUT
 # (default ./gpu-collectives-out): env.txt (nvidia-smi, the GPU topology, the NCCL found),
 # collectives_N.yaml (the profiles), collectives_N.log (their output), profile_diff.txt (how far the
@@ -10,18 +10,8 @@
 #   scripts/gpu-collectives-device.sh [BIN] [-- PROBE FLAGS…]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="${1:-.devrun}"
-[ $# -gt 0 ] && shift
-[ "${1:-}" = "--" ] && shift
 out="${OUT:-gpu-collectives-out}"
-mkdir -p "$out"
-if ! command -v nvidia-smi >/dev/null; then
-  echo "nvidia-smi not found: no NVIDIA driver on this machine" >&2
-  exit 1
-fi
-bin="$(cd "$bin" && pwd)"
-libs="$bin:$bin/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib"
-export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. scripts/gpu-device-env.sh
 # NVLink multicast stays off, here and in every program started from here.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 {

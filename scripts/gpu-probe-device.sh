@@ -10,28 +10,8 @@
 #   scripts/gpu-probe-device.sh [BIN] [-- PROBE FLAGS…]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="${1:-.devrun}"
-[ $# -gt 0 ] && shift
-[ "${1:-}" = "--" ] && shift
 out="${OUT:-gpu-probe-out}"
-mkdir -p "$out"
-if ! command -v nvidia-smi >/dev/null; then
-  echo "nvidia-smi not found: no NVIDIA driver on this machine" >&2
-  exit 1
-fi
-# The CUDA libraries: beside the binary first, then the toolkit's folders, then wherever the machine
-# keeps a libcublasLt.so.13 (a Python package's copy, say).
-bin="$(cd "$bin" && pwd)"
-libs="$bin:/usr/local/cuda/lib64:/usr/local/cuda/lib"
-if ! LD_LIBRARY_PATH="$libs" ldd "$bin/libinfermark_gpu_probe.so" | grep -q "not found"; then
-  :
-else
-  found="$(find /usr/local /opt /usr/lib -name 'libcublasLt.so.13' 2>/dev/null | head -n 1 || true)"
-  [ -n "$found" ] && libs="$libs:$(dirname "$found")"
-  found="$(find /usr/local /opt /usr/lib -name 'libcudart.so.13' 2>/dev/null | head -n 1 || true)"
-  [ -n "$found" ] && libs="$libs:$(dirname "$found")"
-fi
-export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. scripts/gpu-device-env.sh
 {
   nvidia-smi --query-gpu=name,uuid,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
     --format=csv
