@@ -8,6 +8,7 @@
 
 #include "core/diagnostic.hpp"
 #include "core/yaml_node.hpp"
+#include "plan_error.hpp"
 #include "runner/row_plan.hpp"
 #include "runner/worker_idle.hpp"
 #include "runner_test_util.hpp"
@@ -89,28 +90,18 @@ TEST(MultiNodePlan, AContainerTargetIsRefusedWithTheReason) {
   const SiteConfig site = Site(
       "runners:\n  disagg: {executor: slurm, command: [server, --port, '${PORT}']}\n"
       "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3}\n");
-  try {
-    PlanRow(test::Typed(Row2P1D()), site, PlanOptions{});
-    FAIL() << "planned";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("a multi-node row runs the built-in engine per role or a launcher script"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string error = test::PlanError(Row2P1D(), site);
+  EXPECT_NE(error.find("a multi-node row runs the built-in engine per role or a launcher script"), std::string::npos)
+      << error;
 }
 
 TEST(MultiNodePlan, ALauncherScriptTargetWithoutTheRowsScriptIsRefusedNamingWhatItLookedFor) {
   const std::string dir = ::testing::TempDir() + "multinode_plan_no_scripts";
   const SiteConfig site = Site("runners:\n  disagg: {executor: slurm, script: {dir: '" + dir + "'}}\n");
-  try {
-    PlanRow(test::Typed(Row2P1D()), site, PlanOptions{});
-    FAIL() << "planned";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("no launcher script for this row in '" + dir +
-                                         "' (looked for minimaxm3_fp4_<gpu>[_vllm].sh)"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string error = test::PlanError(Row2P1D(), site);
+  EXPECT_NE(error.find("no launcher script for this row in '" + dir + "' (looked for minimaxm3_fp4_<gpu>[_vllm].sh)"),
+            std::string::npos)
+      << error;
 }
 
 TEST(WorkerIdle, RequestsInFlightSumsRunningAndWaitingOfVllmAndSglang) {
