@@ -23,22 +23,23 @@ worker() {
   srun --overlap --nodes=1 --ntasks=1 --nodelist="$3" --quiet "$INFERMARK" engine serve "${args[@]}" \
     >>"$RESULT_DIR/$1-$2.log" 2>&1 &
 }
+# pool ROLE COUNT NODE TP: COUNT workers of ROLE on NODE from port `next` on; their URLs,
+# comma-separated, in `urls`.
+pool() {
+  urls=""
+  for ((i = 0; i < $2; i++)); do
+    worker "$1" "$i" "$3" "$next" "$4"
+    urls+="${urls:+,}http://127.0.0.1:$next"
+    next=$((next + 1))
+  done
+}
 next=$((PORT + 1))
-prefill=()
-for ((i = 0; i < PREFILL_NUM_WORKERS; i++)); do
-  worker prefill "$i" "${NODES[0]}" "$next" "$PREFILL_TP"
-  prefill+=("http://127.0.0.1:$next")
-  next=$((next + 1))
-done
-decode=()
-for ((i = 0; i < DECODE_NUM_WORKERS; i++)); do
-  worker decode "$i" "${NODES[$PREFILL_NODES]}" "$next" "$DECODE_TP"
-  decode+=("http://127.0.0.1:$next")
-  next=$((next + 1))
-done
-"$INFERMARK" engine serve --role router --prefill "$(IFS=,; echo "${prefill[*]}")" \
-  --decode "$(IFS=,; echo "${decode[*]}")" --model minimax-m3 --served-model-name "$MODEL" \
-  --host 127.0.0.1 --port "$PORT" >>"$RESULT_DIR/router.log" 2>&1 &
+pool prefill "$PREFILL_NUM_WORKERS" "${NODES[0]}" "$PREFILL_TP"
+prefill="$urls"
+pool decode "$DECODE_NUM_WORKERS" "${NODES[$PREFILL_NODES]}" "$DECODE_TP"
+decode="$urls"
+"$INFERMARK" engine serve --role router --prefill "$prefill" --decode "$decode" --model minimax-m3 \
+  --served-model-name "$MODEL" --host 127.0.0.1 --port "$PORT" >>"$RESULT_DIR/router.log" 2>&1 &
 until curl --silent --fail --max-time 2 "http://127.0.0.1:$PORT/health" >/dev/null; do sleep 0.1; done
 for conc in $CONC_LIST; do
   "$INFERMARK" bench serve --model "$MODEL" --backend vllm --base-url "http://127.0.0.1:$PORT" \
