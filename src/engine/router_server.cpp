@@ -288,44 +288,51 @@ void RouterServer::Impl::Health(http::Responder responder) {
   struct Probe {
     std::mutex mu;
     http::Responder responder;
+    std::vector<Worker*> all;         // prefill workers, then decode workers
+    std::vector<std::string> states;  // per worker of `all`, as its probe ends
     std::size_t left = 0;
-    json workers = json::object();
-    json unreachable = json::array();
-    std::string reasons;
   };
   auto probe = std::make_shared<Probe>();
   probe->responder = std::move(responder);
-  std::vector<Worker*> all;
   for (auto* pool : {&prefill, &decode})
-    for (auto& w : *pool) all.push_back(w.get());
-  probe->left = all.size();
-  for (Worker* w : all) {
+    for (auto& w : *pool) probe->all.push_back(w.get());
+  probe->states.resize(probe->all.size());
+  probe->left = probe->all.size();
+  for (std::size_t i = 0; i < probe->all.size(); ++i) {
+    Worker* w = probe->all[i];
     http::ClientRequest r = WorkerGet(*w, "/health");
     http::StreamCallbacks cb;
-    cb.on_complete = [probe, w](const http::ClientResult& result) {
+    cb.on_complete = [probe, i](const http::ClientResult& result) {
       const std::lock_guard lock(probe->mu);
-      std::string state = "ok";
+      std::string& state = probe->states[i];
+      state = "ok";
       if (!result.ok()) {
         state = result.message;
       } else if (result.status != 200) {
         state = "HTTP " + std::to_string(result.status);
       }
-      probe->workers[w->url] = {{"role", w->role}, {"status", state}};
-      if (state != "ok") {
-        probe->unreachable.push_back(w->url);
-        probe->reasons += (probe->reasons.empty() ? "" : "; ") + w->role + " worker " + w->url + ": " + state;
-      }
       if (--probe->left > 0) return;
+      // Every probe has ended: the answer names the workers in pool order, whatever order they ended in.
+      json workers = json::object();
+      json unreachable = json::array();
+      std::string reasons;
+      for (std::size_t k = 0; k < probe->all.size(); ++k) {
+        const Worker& each = *probe->all[k];
+        workers[each.url] = {{"role", each.role}, {"status", probe->states[k]}};
+        if (probe->states[k] == "ok") continue;
+        unreachable.push_back(each.url);
+        reasons += (reasons.empty() ? "" : "; ") + each.role + " worker " + each.url + ": " + probe->states[k];
+      }
       json body;
-      if (probe->unreachable.empty()) {
+      if (unreachable.empty()) {
         body["status"] = "ok";
       } else {
         body = json::parse(ErrorBody(
-            ApiError{503, "unreachable workers: " + probe->reasons, "service_unavailable", "", "worker_unreachable"}));
-        body["unreachable"] = probe->unreachable;
+            ApiError{503, "unreachable workers: " + reasons, "service_unavailable", "", "worker_unreachable"}));
+        body["unreachable"] = unreachable;
       }
-      body["workers"] = probe->workers;
-      probe->responder.Respond(probe->unreachable.empty() ? 200 : 503, "application/json", body.dump());
+      body["workers"] = workers;
+      probe->responder.Respond(unreachable.empty() ? 200 : 503, "application/json", body.dump());
     };
     w->client->Send(std::move(r), std::move(cb));
   }
