@@ -19,6 +19,7 @@
 #include "core/json_text.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
+#include "results/store_url.hpp"
 #include "runner/predict_sweep.hpp"
 #include "sim/predict.hpp"
 
@@ -111,7 +112,8 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
   std::fprintf(summary, "%zu rows predicted in %.2f s (virtual clock); results in %s",
                s.rows.size() - static_cast<std::size_t>(s.failed), s.seconds, s.result_dir.c_str());
   if (s.stored) {
-    std::fprintf(summary, "; stored in %s (run '%s')", s.store.database.c_str(), s.store.run_key.c_str());
+    std::fprintf(summary, "; stored in %s (run '%s')", results::DisplayStoreUrl(s.store.database).c_str(),
+                 s.store.run_key.c_str());
   }
   std::fprintf(summary, "\n");
   return s.failed > 0 ? kExitRunFailed : kExitOk;

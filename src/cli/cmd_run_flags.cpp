@@ -5,6 +5,7 @@
 
 #include "cli/project_paths.hpp"
 #include "core/exit_codes.hpp"
+#include "results/store_url.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -46,8 +47,9 @@ void PrintSummary(const runner::SweepCommandSummary& s) {
   }
   if (s.report) {
     if (s.report->error.empty()) {
-      std::printf("stored in %s (run '%s'); report of %d points: %s\n", s.store.database.c_str(),
-                  s.store.run_key.c_str(), s.report->points, s.report->path.c_str());
+      std::printf("stored in %s (run '%s'); report of %d points: %s\n",
+                  results::DisplayStoreUrl(s.store.database).c_str(), s.store.run_key.c_str(), s.report->points,
+                  s.report->path.c_str());
     } else {
       std::printf("report not written: %s\n", s.report->error.c_str());
     }

@@ -201,9 +201,15 @@ TEST_F(PostgresServer, APredictionSweepStoresIntoAPostgresStore) {
          "--result-dir", (dir / out).string(), "--database", database, "--format", "table", "--runner-name", "p_00"},
         test::SourcePath(""));
   };
-  const auto stored = predict(database_->url, "results");
+  // A password in the URL (the test server trusts its socket, so it is ignored) never reaches the output.
+  const std::string with_password =
+      database_->url + (database_->url.find('?') == std::string::npos ? "?" : "&") + "password=s3cret";
+  const auto stored = predict(with_password, "results");
   ASSERT_EQ(stored.exit_code, 0) << stored.out << stored.err;
   EXPECT_NE(stored.out.find("30 rows predicted"), std::string::npos) << stored.out;
+  EXPECT_NE(stored.out.find("password=***"), std::string::npos) << stored.out;
+  EXPECT_EQ(stored.out.find("s3cret"), std::string::npos) << stored.out;
+  EXPECT_EQ(stored.err.find("s3cret"), std::string::npos) << stored.err;
   auto store = OpenStoreUrl(database_->url);
   ASSERT_EQ(store->ListRuns().size(), 1u);
   EXPECT_EQ(store->ListRuns()[0].predicted_points, 30);
