@@ -37,86 +37,8 @@ class StoreTest : public ::testing::Test {
   std::string path_;
 };
 
-TEST_F(StoreTest, IngestIsIdempotentOnNaturalKeys) {
-  const auto points = sample::SampleCurve({}, {1, 4, 16, 64});
-  auto store = OpenStore(path_);
-  EXPECT_EQ(store->SchemaVersion(), CurrentSchemaVersion());
-  const IngestOutcome first = store->Ingest(Run("sweep-a"), points);
-  EXPECT_EQ(first.added, 4);
-  const auto stored = store->Points(first.run_id);
-  ASSERT_EQ(stored.size(), 4u);
-
-  const IngestOutcome again = store->Ingest(Run("sweep-a"), points);
-  EXPECT_EQ(again.run_id, first.run_id);
-  EXPECT_EQ(again.added, 0);
-  EXPECT_EQ(again.updated, 0);
-  EXPECT_EQ(again.unchanged, 4);
-  const auto after = store->Points(first.run_id);
-  ASSERT_EQ(after.size(), 4u);
-  for (std::size_t i = 0; i < after.size(); ++i) {
-    EXPECT_EQ(after[i].id, stored[i].id);
-    EXPECT_EQ(after[i].ingested_at, stored[i].ingested_at);
-    EXPECT_EQ(after[i].agg, stored[i].agg);
-  }
-  EXPECT_EQ(store->ListRuns().size(), 1u);
-
-  // The same key with a different result replaces it; a new run keeps its own copy.
-  auto changed = points;
-  changed[0].agg["tput_per_gpu"] = 1.5;
-  changed[0].raw_json = "{\"changed\": true}";
-  changed[0].raw_sha256.clear();
-  const IngestOutcome update = store->Ingest(Run("sweep-a"), changed);
-  EXPECT_EQ(update.updated, 1);
-  EXPECT_EQ(update.unchanged, 3);
-  EXPECT_EQ(store->Ingest(Run("sweep-b"), points).added, 4);
-  const auto runs = store->ListRuns();
-  ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[0].points, 4);
-  EXPECT_EQ(runs[1].points, 4);
-}
-
-TEST_F(StoreTest, ProvenanceRoundTrips) {
-  sample::SampleSpec spec;
-  spec.kind = PointKind::kPredicted;
-  spec.time_scale = 20;
-  auto points = sample::SampleCurve(spec, {8});
-  points[0].provenance.matrix_row = Json::parse(R"({"runner":"mi355x","tp":8,"conc":8})");
-  points[0].provenance.started_at = "2026-12-02T10:00:00Z";
-  points[0].provenance.metrics_version = "1";
-  auto store = OpenStore(path_);
-  const auto outcome = store->Ingest(Run("p"), points);
-  const Point back = store->Points(outcome.run_id).at(0);
-  EXPECT_EQ(back.provenance.kind, PointKind::kPredicted);
-  EXPECT_EQ(back.provenance.time_scale, 20);
-  EXPECT_EQ(back.provenance.matrix_row["tp"], 8);
-  EXPECT_EQ(back.provenance.config_key, "minimaxm3-fp4-mi355x-vllm");
-  EXPECT_EQ(back.provenance.engine_flags, "--tp 8");
-  EXPECT_EQ(back.provenance.host, "testhost");
-  EXPECT_EQ(back.provenance.started_at, "2026-12-02T10:00:00Z");
-  EXPECT_EQ(back.provenance.metrics_version, "1");
-  EXPECT_EQ(back.provenance.verdict, "VALID");
-  EXPECT_EQ(back.raw_json, points[0].raw_json);
-  EXPECT_EQ(back.key.Canonical(), points[0].key.Canonical());
-  // Stored as measured, read de-scaled.
-  EXPECT_DOUBLE_EQ(DeScaled(back).tput_per_gpu, DeScaled(points[0]).tput_per_gpu);
-  EXPECT_DOUBLE_EQ(DeScaled(back).tput_per_gpu, points[0].agg["tput_per_gpu"].get<double>() / 20);
-  const auto runs = store->ListRuns();
-  EXPECT_EQ(runs.at(0).predicted_points, 1);
-  EXPECT_EQ(runs.at(0).max_time_scale, 20);
-}
-
-TEST_F(StoreTest, FindRunByIdKeyPrefixLabelAndLatest) {
-  auto store = OpenStore(path_);
-  store->Ingest(RunInfo{"sweep-20261201-aaaa", "nightly", "", "", "", ""}, sample::SampleCurve({}, {1}));
-  store->Ingest(RunInfo{"sweep-20261202-bbbb", "nightly-2", "", "", "", ""}, sample::SampleCurve({}, {1}));
-  EXPECT_EQ(store->FindRun("1").info.run_key, "sweep-20261201-aaaa");
-  EXPECT_EQ(store->FindRun("sweep-20261202-bbbb").id, 2);
-  EXPECT_EQ(store->FindRun("sweep-20261201").id, 1);
-  EXPECT_EQ(store->FindRun("nightly").id, 1);
-  EXPECT_EQ(store->FindRun("latest").id, 2);
-  EXPECT_THROW(store->FindRun("sweep-"), InputError);  // ambiguous
-  EXPECT_THROW(store->FindRun("nope"), InputError);
-}
+// Ingest, idempotence, provenance and run lookup run on both stores in
+// postgres_store_suite_test.cpp (StoreSuite); these are SQLite's own: its file format and WAL.
 
 TEST_F(StoreTest, MigratesForwardKeepingData) {
   {
