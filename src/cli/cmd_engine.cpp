@@ -221,7 +221,12 @@ void AddServeCommand(CLI::App* engine_cmd, CommandResult& result) {
       ->capture_default_str();
   cmd->add_option("--host", s.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", s.port, "Port (0: pick a free one and print it)")->required();
-  cmd->add_option("--threads", s.threads, "HTTP event-loop threads (the engine runs on the first)")
+  cmd->add_option("--threads", s.threads,
+                  "HTTP event-loop threads for connections (the engine's passes have their own thread)")
+      ->capture_default_str();
+  cmd->add_option("--prep-threads", s.prep_threads,
+                  "Threads that parse and tokenize requests off the event loops, at a lowered priority (0: on "
+                  "the connection's loop)")
       ->capture_default_str();
   cmd->add_option("--cpus", f->cpus, "CPUs to pin the event loops to, comma-separated");
   cmd->add_option("--flush-interval-us", f->flush_interval_us,

@@ -14,6 +14,7 @@
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
 #include "core/split_mix.hpp"
+#include "core/thread_priority.hpp"
 #include "core/version.hpp"
 #include "engine/api_error.hpp"
 #include "engine/openai_request.hpp"
@@ -103,7 +104,15 @@ struct EngineServer::Impl {
   nlohmann::ordered_json model_card;  // /v1/models' entry, completed with the live lateness
   std::atomic<std::uint64_t> arrivals{0};
   std::unique_ptr<http::Server> server;
+  // The loop the engine's passes run on: its own thread, owning no connection, so a pass's timer
+  // never waits behind the socket writes of the last pass (at 256 streams, a burst of 256 sends
+  // costs milliseconds of system time on a loopback host) or a large request being read.
+  std::unique_ptr<http::EventLoops> engine_loop;
   std::unique_ptr<RealtimeEngine> engine;
+  // Threads that parse, tokenize and check requests (Prepare) at a lowered priority, so that an
+  // 8k-token prompt arriving never delays the pass timer or the writes on the engine's loop; null
+  // with --prep-threads 0 (requests are prepared on their connection's loop).
+  std::unique_ptr<http::EventLoops> prep;
   bool stopped = false;
 
   bool AcceptsModel(const std::string& name) const {
@@ -113,11 +122,22 @@ struct EngineServer::Impl {
   }
 
   void HandleGenerate(http::Request& request, http::Responder responder, Endpoint endpoint);
+  void Prepare(const std::string& body, std::int64_t received_ns, http::Responder responder, Endpoint endpoint);
 };
 
 void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder responder, Endpoint endpoint) {
+  if (!prep) return Prepare(request.body, request.received_ns, std::move(responder), endpoint);
+  // Spread over the preparation threads by arrival; with one (the default) requests reach the
+  // scheduler in the order they arrived.
+  auto shared = std::make_shared<http::Responder>(std::move(responder));
+  prep->Post(prep->NextLoop(), [this, body = std::move(request.body), received_ns = request.received_ns, shared,
+                                endpoint] { Prepare(body, received_ns, std::move(*shared), endpoint); });
+}
+
+void EngineServer::Impl::Prepare(const std::string& body, std::int64_t received_ns, http::Responder responder,
+                                 Endpoint endpoint) {
   auto fail = [&responder](const ApiError& e) { responder.Respond(e.status, "application/json", ErrorBody(e)); };
-  auto parsed = ParseApiRequest(request.body, endpoint);
+  auto parsed = ParseApiRequest(body, endpoint);
   if (auto* e = std::get_if<ApiError>(&parsed)) return fail(*e);
   ApiRequest& r = std::get<ApiRequest>(parsed);
   if (!r.model.empty() && !AcceptsModel(r.model))
@@ -165,13 +185,13 @@ void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder 
   }
   bool remote_decode = false;
   double kv_transfer_s = -1;
-  if (!options.role.empty() && request.body.find("kv_transfer_params") != std::string::npos) {
+  if (!options.role.empty() && body.find("kv_transfer_params") != std::string::npos) {
     // The disaggregated proxy's field (vLLM's shape): the prefill worker is asked to hand the KV
     // on (do_remote_decode), the decode worker is told where it comes from and, here, how long
     // its modelled transfer takes.
-    const auto body = nlohmann::json::parse(request.body, nullptr, false);
-    const auto kv = body.is_object() ? body.find("kv_transfer_params") : body.end();
-    if (kv != body.end() && !kv->is_null()) {
+    const auto document = nlohmann::json::parse(body, nullptr, false);
+    const auto kv = document.is_object() ? document.find("kv_transfer_params") : document.end();
+    if (kv != document.end() && !kv->is_null()) {
       if (!kv->is_object())
         return fail(
             ApiError{400, "kv_transfer_params must be an object", "invalid_request_error", "kv_transfer_params", ""});
@@ -207,10 +227,10 @@ void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder 
   }
   a.remote_decode = remote_decode;
   a.kv_transfer_s = kv_transfer_s;
-  a.received_ns = request.received_ns;
+  a.received_ns = received_ns;
   a.created = static_cast<std::uint64_t>(std::time(nullptr));
   a.responder = std::move(responder);
-  server->loops().Post(0, [this, admitted] { engine->Admit(std::move(*admitted)); });
+  engine_loop->Post(0, [this, admitted] { engine->Admit(std::move(*admitted)); });
 }
 
 EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>()) {
@@ -290,6 +310,13 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   RealtimeOptions ro;
   if (max_speed) so.high_water_bytes = ro.high_water_bytes;
   m.server = std::make_unique<http::Server>(so);
+  if (o.prep_threads > 0) {
+    m.prep = std::make_unique<http::EventLoops>(o.prep_threads, std::vector<int>{}, "prep");
+    // Idle class: when the pass timer or the client wakes, it takes the CPU from a tokenizing
+    // thread at once; a prompt's preparation waits instead (part of its TTFT, as a real engine's
+    // front end adds it).
+    for (std::size_t i = 0; i < o.prep_threads; ++i) m.prep->Post(i, [] { RunAtIdlePriority(); });
+  }
   ro.time_scale = o.time_scale;
   ro.max_waiting = o.max_waiting;
   ro.model_name = d.served_model_name;
@@ -300,8 +327,10 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   ro.role = o.role;
   if (o.role == "prefill")
     ro.kv_link = std::make_shared<KvLinkQueue>(WorkerHandoffModel(m.deployment, o.kv_transfer, o.kv_link));
-  m.engine = std::make_unique<RealtimeEngine>(m.deployment.scheduler, *m.model, *m.vocabulary, m.server->loops(),
-                                              std::move(ro));
+  m.engine_loop = std::make_unique<http::EventLoops>(
+      1, o.cpus.empty() ? std::vector<int>{} : std::vector<int>{o.cpus.front()}, "engine");
+  m.engine =
+      std::make_unique<RealtimeEngine>(m.deployment.scheduler, *m.model, *m.vocabulary, *m.engine_loop, std::move(ro));
 
   Impl* impl = impl_.get();
   // One table serves the routes and the fallback's 405 answers (which method a known path takes).
@@ -323,7 +352,7 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
       {"GET", "/v1/models",
        [impl](http::Request&, http::Responder responder) {
          auto shared = std::make_shared<http::Responder>(std::move(responder));
-         impl->server->loops().Post(0, [impl, shared] {
+         impl->engine_loop->Post(0, [impl, shared] {
            nlohmann::ordered_json live = impl->model_card;
            live["step_lateness"] = nlohmann::ordered_json::parse(impl->engine->LatenessJson());
            nlohmann::ordered_json models;
@@ -336,7 +365,7 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
       {"GET", "/metrics",
        [impl](http::Request&, http::Responder responder) {
          auto shared = std::make_shared<http::Responder>(std::move(responder));
-         impl->server->loops().Post(0, [impl, shared] { impl->engine->RespondMetrics(std::move(*shared)); });
+         impl->engine_loop->Post(0, [impl, shared] { impl->engine->RespondMetrics(std::move(*shared)); });
        }},
   };
   std::vector<std::pair<std::string, std::string>> known;  // path, method
@@ -385,7 +414,7 @@ void EngineServer::Start() {
   kv["backend"] = link.backend.name;
   kv["link"] = link.link.kind;
   std::promise<void> done;
-  m.server->loops().Post(0, [&m, &done, json = kv.dump()]() mutable {
+  m.engine_loop->Post(0, [&m, &done, json = kv.dump()]() mutable {
     m.engine->SetKvParams(std::move(json));
     done.set_value();
   });
@@ -396,15 +425,18 @@ void EngineServer::Stop() {
   Impl& m = *impl_;
   if (m.stopped) return;
   m.stopped = true;
+  // No request is prepared once the engine shuts down: what waits is dropped with its connection.
+  if (m.prep) m.prep->Stop();
   if (m.server->port() != 0) {
     std::promise<void> done;
-    m.server->loops().Post(0, [&m, &done] {
+    m.engine_loop->Post(0, [&m, &done] {
       m.engine->Shutdown();
       done.set_value();
     });
     done.get_future().wait();
   }
   m.server->Stop();
+  m.engine_loop->Stop();  // after the connections, whose closing posts their cancellations to it
   if (m.log) m.log->Flush();
 }
 
@@ -421,7 +453,7 @@ const ServeDescription& EngineServer::description() const {
 }
 
 http::EventLoops& EngineServer::loops() {
-  return impl_->server->loops();
+  return *impl_->engine_loop;
 }
 
 }  // namespace infermark::engine

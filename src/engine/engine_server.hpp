@@ -49,7 +49,8 @@ class EngineServer {
   [[nodiscard]] const perfmodel::Deployment& deployment() const;
   /// What the server serves.
   [[nodiscard]] const ServeDescription& description() const;
-  /// The server's event loops (the engine runs on loop 0).
+  /// The engine's own loop (one thread, loop 0): its passes and every method of its state run
+  /// there; connections live on the server's loops (ServeOptions::threads).
   http::EventLoops& loops();
 
  private:

@@ -18,13 +18,18 @@ struct ServeOptions {
   /// Prompt tokenizer: a tokenizer.json or a folder holding one; empty: the model's default package
   /// from tools/tokenizers/node_modules; "none": no tokenizer (a prompt counts one token per 4 bytes).
   std::string tokenizer;
-  double time_scale = 1.0;          ///< Modelled hardware runs this many times faster; 0 = max speed.
-  std::string emission_log;         ///< JSON-lines file of every SSE event sent (empty: none).
-  std::int64_t max_waiting = 0;     ///< Requests waiting for admission above this get 429 (0: no bound).
-  std::string host = "127.0.0.1";   ///< Address to listen on.
-  std::uint16_t port = 0;           ///< Port (0: pick one).
-  std::size_t threads = 1;          ///< HTTP event-loop threads (the engine runs on the first).
-  std::vector<int> cpus;            ///< CPUs to pin the loops to (empty: no pinning).
+  double time_scale = 1.0;         ///< Modelled hardware runs this many times faster; 0 = max speed.
+  std::string emission_log;        ///< JSON-lines file of every SSE event sent (empty: none).
+  std::int64_t max_waiting = 0;    ///< Requests waiting for admission above this get 429 (0: no bound).
+  std::string host = "127.0.0.1";  ///< Address to listen on.
+  std::uint16_t port = 0;          ///< Port (0: pick one).
+  std::size_t threads = 1;         ///< HTTP event-loop threads for connections (the engine has its own).
+  /// Threads that parse, tokenize and check requests off the event loops, at a lowered priority
+  /// (0: on the connection's own loop).
+  std::size_t prep_threads = 1;
+  /// CPUs to pin to (empty: no pinning): the engine's loop to the first, connection loop i to
+  /// cpus[i % size].
+  std::vector<int> cpus;
   double eos_mean_tokens = 256;     ///< Mean output length before EOS for requests without ignore_eos (0: no EOS).
   std::uint64_t seed = 0;           ///< Seed of the output-length model.
   double reasoning_fraction = 0.5;  ///< Reasoning models: share of the output sent as reasoning_content.

@@ -285,6 +285,58 @@ TEST_F(ServeApiTest, MetricsUseVllmNames) {
   EXPECT_NE(r.body.find("le=\"+Inf\""), std::string::npos);
 }
 
+// Requests are prepared (parsed, tokenized, checked) on their own threads or, with
+// --prep-threads 0, on the connection's loop: the answers are the same either way, errors found
+// while preparing are answered from there, and requests in flight together on several preparation
+// threads each get their own prompt counted.
+TEST(ServePrep, EveryPreparationThreadCountAnswersAlike) {
+  const tokenizer::Tokenizer tok = tokenizer::Tokenizer::Load(kLlamaTokenizer);
+  for (const char* threads : {"0", "1", "3"}) {
+    SCOPED_TRACE(std::string("--prep-threads ") + threads);
+    ServeProcess server(LlamaArgs({"--time-scale", "0", "--prep-threads", threads}),
+                        TempPath(std::string("prep") + threads + ".err"));
+    ServeApi api(server.port());
+    const auto bad = api.Post("/v1/completions", R"({"prompt":"x","max_tokens":5000})");
+    EXPECT_EQ(bad.head.status, 400) << bad.body;
+    EXPECT_EQ(json::parse(bad.body)["error"]["code"], "context_length_exceeded");
+    EXPECT_EQ(api.Post("/v1/completions", R"({"model":"gpt-5","prompt":"x"})").head.status, 404);
+
+    // 48 prompts of different lengths at once; each answer counts its own prompt.
+    constexpr std::size_t kRequests = 48;
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::size_t done = 0;
+    std::vector<json> answers(kRequests);
+    std::vector<std::string> prompts(kRequests);
+    for (std::size_t i = 0; i < kRequests; ++i) {
+      for (std::size_t w = 0; w <= i * 7; ++w) prompts[i] += "word" + std::to_string(w % 13) + " ";
+      http::ClientRequest r;
+      r.target = "/v1/completions";
+      r.body = json{{"prompt", prompts[i]}, {"max_tokens", 3}, {"ignore_eos", true}}.dump();
+      http::StreamCallbacks callbacks;
+      auto body = std::make_shared<std::string>();
+      callbacks.on_body = [body](std::string_view data, std::int64_t) { body->append(data); };
+      callbacks.on_complete = [&, i, body](const http::ClientResult&) {
+        std::lock_guard lock(mutex);
+        answers[i] = json::parse(*body, nullptr, false);
+        ++done;
+        cv.notify_all();
+      };
+      api.client().Send(r, callbacks);
+    }
+    {
+      std::unique_lock lock(mutex);
+      ASSERT_TRUE(cv.wait_for(lock, std::chrono::minutes(1), [&] { return done == kRequests; }));
+    }
+    for (std::size_t i = 0; i < kRequests; ++i) {
+      ASSERT_TRUE(answers[i].is_object()) << i;
+      EXPECT_EQ(answers[i]["usage"]["prompt_tokens"], tok.Encode(prompts[i], true).size()) << i;
+      EXPECT_EQ(answers[i]["usage"]["completion_tokens"], 3) << i;
+    }
+    EXPECT_EQ(server.Terminate(), 0);
+  }
+}
+
 // A reasoning model whose tokenizer is a stand-in (MiniMax-M3 on gpt-oss's o200k).
 TEST(ServeReasoning, ReasoningContentFirstThenContent) {
   ServeProcess server({"--model", "minimax-m3", "--hardware", "mi355x", "--tp", "8", "--precision", "fp4",
