@@ -62,11 +62,13 @@ std::vector<double> Targets(const Query& query) {
   return targets;
 }
 
-// The matching points grouped by series (series in name order, points in snapshot order).
+// The matching points grouped by series (series in name order, points in snapshot order). A point
+// its run judged INVALID never enters a frontier, an iso value or a history entry, whatever the
+// filters say (as in the report): it must not pass for a figure or flag a regression.
 std::map<std::string, std::vector<const DashboardPoint*>> BySeries(const Snapshot& snapshot, const PointFilter& f) {
   std::map<std::string, std::vector<const DashboardPoint*>> series;
   for (const DashboardPoint& p : snapshot.points) {
-    if (f.Matches(p)) series[p.series].push_back(&p);
+    if (p.valid && f.Matches(p)) series[p.series].push_back(&p);
   }
   return series;
 }

@@ -48,6 +48,13 @@ std::string Cell(const std::optional<long long>& v) {
   return v ? std::to_string(*v) : "";
 }
 
+// Reasons in one cell, as the store's verdict line joins them.
+std::string Joined(const std::vector<std::string>& reasons) {
+  std::string text;
+  for (const std::string& r : reasons) text += (text.empty() ? "" : "; ") + r;
+  return text;
+}
+
 }  // namespace
 
 ApiReply Meta(const Snapshot& snapshot, const Query& query) {
@@ -137,7 +144,8 @@ ApiReply ExportCsv(const Snapshot& snapshot, const Query& query) {
       "dp_attn,disagg,prefill_gpus,decode_gpus,spec_decoding,num_gpus,kind,date,tput_per_gpu [tok/s/GPU],"
       "input_tput_per_gpu [tok/s/GPU],output_tput_per_gpu [tok/s/GPU],interactivity [tok/s/user],e2el_s [s],"
       "ttft_ms [ms],tpot_ms [ms],w_per_gpu [W],j_per_token [J/output token],"
-      "cost_per_m_tokens [USD/M output tokens],image,flags,host,infermark_version,time_scale,created_at,source\n";
+      "cost_per_m_tokens [USD/M output tokens],image,flags,host,infermark_version,time_scale,created_at,source,"
+      "valid,verdict,invalid_reasons,power_valid,power_invalid_reasons\n";
   for (const DashboardPoint& p : snapshot.points) {
     if (!filter.Matches(p)) continue;
     const PointProvenance& v = p.provenance;
@@ -180,7 +188,12 @@ ApiReply ExportCsv(const Snapshot& snapshot, const Query& query) {
                                  Cell(v.infermark_version),
                                  Number(v.time_scale),
                                  Cell(v.created_at),
-                                 Cell(v.source)};
+                                 Cell(v.source),
+                                 p.valid ? "true" : "false",
+                                 Cell(p.verdict),
+                                 Cell(Joined(p.invalid_reasons)),
+                                 p.power_valid ? (*p.power_valid ? "true" : "false") : "",
+                                 Cell(Joined(p.power_invalid_reasons))};
     bool first = true;
     for (const std::string& c : cells) {
       if (!first) out += ',';

@@ -15,7 +15,7 @@ bool Among(const std::vector<T>& wanted, const T& value) {
 const std::set<std::string, std::less<>>& FilterParameters() {
   static const std::set<std::string, std::less<>> names = {"model", "hardware", "framework", "precision", "sequence",
                                                            "isl",   "osl",      "disagg",    "spec",      "kind",
-                                                           "run",   "from",     "to",        "token"};
+                                                           "valid", "run",      "from",      "to",        "token"};
   return names;
 }
 
@@ -31,6 +31,9 @@ PointFilter PointFilter::Parse(const Query& query, const Snapshot& snapshot) {
   const std::vector<std::string> disagg = query.List("disagg");
   if (disagg.size() > 1) throw QueryError("disagg", "give true or false once");
   if (!disagg.empty()) f.disagg = ParseBool("disagg", disagg.front());
+  const std::vector<std::string> valid = query.List("valid");
+  if (valid.size() > 1) throw QueryError("valid", "give true or false once");
+  if (!valid.empty()) f.valid = ParseBool("valid", valid.front());
   bool with_spec = false;
   bool without_spec = false;
   for (const std::string& v : query.List("spec")) {
@@ -78,6 +81,7 @@ bool PointFilter::Matches(const DashboardPoint& p) const {
   if (!osl.empty() && (!p.osl || !Among(osl, *p.osl))) return false;
   if (disagg && *disagg != p.disagg) return false;
   if (predicted && *predicted != p.predicted) return false;
+  if (valid && *valid != p.valid) return false;
   if (!from.empty() && p.date < from) return false;
   if (!to.empty() && p.date > to) return false;
   if (spec || !spec_method.empty()) {

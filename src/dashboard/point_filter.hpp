@@ -1,5 +1,5 @@
 // The API's common filters (model, hardware, framework, precision, sequence, isl, osl, disagg,
-// spec, kind, run, from, to): several values of one filter mean OR, different filters AND, an
+// spec, kind, valid, run, from, to): several values of one filter mean OR, different filters AND, an
 // absent filter lets everything through.
 #pragma once
 
@@ -30,6 +30,7 @@ struct PointFilter {
   std::optional<bool> spec;              ///< With or without speculative decoding.
   std::vector<std::string> spec_method;  ///< Speculative decoding methods.
   std::optional<bool> predicted;         ///< Only predicted (true) or only measured (false) points.
+  std::optional<bool> valid;             ///< Only points not judged INVALID (true) or only INVALID ones (false).
   std::vector<std::int64_t> run;         ///< Run ids.
   std::string from;                      ///< Earliest date, inclusive (empty: none).
   std::string to;                        ///< Latest date, inclusive (empty: none).

@@ -47,6 +47,11 @@ Json PointJson(const DashboardPoint& p) {
   j["w_per_gpu"] = Optional(p.w_per_gpu);
   j["j_per_token"] = Optional(p.j_per_token);
   j["cost_per_m_tokens"] = Optional(p.cost_per_m_tokens);
+  j["valid"] = p.valid;
+  j["verdict"] = p.verdict.empty() ? Json(nullptr) : Json(p.verdict);
+  j["invalid_reasons"] = p.invalid_reasons;
+  j["power_valid"] = p.power_valid ? Json(*p.power_valid) : Json(nullptr);
+  j["power_invalid_reasons"] = p.power_invalid_reasons;
   const PointProvenance& v = p.provenance;
   j["provenance"] = {{"image", v.image},
                      {"flags", v.flags},

@@ -5,8 +5,10 @@
 #include "core/parallel_chunks.hpp"
 #include "dashboard/point_json.hpp"
 #include "results/multinode_fields.hpp"
+#include "results/point_validity.hpp"
 #include "results/power_fields.hpp"
 #include "results/price_table.hpp"
+#include "results/runner_label.hpp"
 
 namespace infermark::dashboard {
 namespace {
@@ -54,7 +56,8 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
   d.run_key = run.key;
   d.run_label = run.label;
   d.model = k.model;
-  d.hardware = k.hw;
+  // Stores written before runs recorded a cluster label's GPU hold the label itself.
+  d.hardware = results::HardwareOfLabel(k.hw);
   d.framework = k.framework;
   d.precision = k.precision;
   d.agentic = k.Agentic();
@@ -79,7 +82,7 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
     d.dp_attn = Truthy(agg, "dp_attention");
     d.num_gpus = d.tp.value_or(1) * Integer(agg, "pp").value_or(1) * Integer(agg, "pcp_size").value_or(1);
   }
-  d.series = k.hw + " · " + k.framework + " · " + k.precision;
+  d.series = d.hardware + " · " + k.framework + " · " + k.precision;
   if (d.spec_decoding != "none") d.series += " · " + d.spec_decoding;
   if (d.agentic) d.series += " · " + k.OffloadMode();
   if (multinode) d.series += " · " + multinode->Label();
@@ -97,13 +100,19 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
   d.e2el_s = m.median_e2el;
   d.ttft_ms = m.median_ttft * 1000;
   d.tpot_ms = m.median_tpot * 1000;
+  results::PointValidity validity = results::ValidityOf(point.provenance.verdict);
+  d.valid = validity.valid;
+  d.verdict = std::move(validity.verdict);
+  d.invalid_reasons = std::move(validity.reasons);
   const results::PowerFields power = results::PowerFieldsOf(agg);
+  if (power.power_valid && !d.predicted) d.power_valid = power.Valid();
+  if (power.Invalid() && !d.predicted) d.power_invalid_reasons = point.provenance.power_invalid_reasons;
   if (power.Valid() && !d.predicted) {
     d.w_per_gpu = power.avg_power_w;
     d.j_per_token = power.joules_per_output_token;
   }
   if (prices) {
-    if (const std::optional<double> usd_per_hour = prices(k.hw, d.date)) {
+    if (const std::optional<double> usd_per_hour = prices(d.hardware, d.date)) {
       d.cost_per_m_tokens = results::CostPerMillionTokens(*usd_per_hour, d.output_tput_per_gpu);
     }
   }

@@ -61,8 +61,15 @@ struct DashboardPoint {
   std::optional<double> w_per_gpu;          ///< Measured average power per GPU, W (valid power only).
   std::optional<double> j_per_token;        ///< Measured energy per output token, J (valid power only).
   std::optional<double> cost_per_m_tokens;  ///< USD per million output tokens from the price table.
-  PointProvenance provenance;               ///< Where it came from.
-  std::string json;                         ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.
+  bool valid = true;                        ///< False when its run judged it INVALID (results/point_validity.hpp).
+  std::string verdict;                      ///< `VALID`, `INVALID`, or empty when its run gave no verdict.
+  std::optional<bool> power_valid;          ///< Whether its power telemetry is valid (empty: none, or predicted).
+  /// Why its run judged it INVALID, one broken check each.
+  std::vector<std::string> invalid_reasons;
+  /// Why its power is not valid, as the power aggregation's sidecar said (empty when unknown).
+  std::vector<std::string> power_invalid_reasons;
+  PointProvenance provenance;  ///< Where it came from.
+  std::string json;            ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.
 };
 
 /// A run as the API lists it.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/json_text.hpp"
 
@@ -32,6 +33,9 @@ struct Provenance {
   std::string started_at;         ///< Benchmark start, ISO 8601 UTC.
   std::string ended_at;           ///< Benchmark end, ISO 8601 UTC.
   std::string source_path;        ///< File it was read from.
+  /// Why the power aggregation judged its power not valid (the reasons of its power_validation
+  /// sidecar, e.g. `telemetry_file_missing`); empty when valid, unmeasured or unknown.
+  std::vector<std::string> power_invalid_reasons;
 };
 
 /// `scenario_type` of fixed-length points (InferenceX's `fixed-seq-len` scenario).

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "results/runner_label.hpp"
+
 namespace infermark::results {
 
 const std::vector<ProcessVariable>& ProcessVariables() {
@@ -111,6 +113,11 @@ ProcessSettings SettingsFromMatrixRow(const Json& row) {
     const auto it = row.find(field);
     if (it == row.end()) continue;
     if (auto text = ScalarText(*it)) settings.values[std::string(variable)] = *text;
+  }
+  // The runner label as the hardware results record (a cluster label's GPU), as the runner's
+  // launch environment sets RUNNER_TYPE.
+  if (const auto it = settings.values.find("RUNNER_TYPE"); it != settings.values.end()) {
+    it->second = HardwareOfLabel(it->second);
   }
   // A multi-node row: its worker pools as the multi-node template exports them, GPUs per pool
   // num-worker·tp·pp·pcp-size (DCP reuses the TP GPUs).

@@ -38,7 +38,8 @@ struct ProcessSettings {
 /// The contract's variables that are set in this process's environment.
 ProcessSettings SettingsFromEnvironment();
 
-/// The values a matrix row (as `infermark matrix` writes it) implies: runner → RUNNER_TYPE, tp → TP,
+/// The values a matrix row (as `infermark matrix` writes it) implies: runner → RUNNER_TYPE (the
+/// label's hardware, HardwareOfLabel: `cluster:mi355x-local` → `mi355x`), tp → TP,
 /// ep → EP_SIZE, dp-attn → DP_ATTENTION, and so on; a multi-node row's worker blocks give
 /// IS_MULTINODE, PREFILL_* and DECODE_* (GPUs per pool num-worker·tp·pp·pcp-size), kv-p2p-transfer
 /// KV_P2P_TRANSFER and router ROUTER_METADATA. Fields the row lacks stay unset.

@@ -15,6 +15,7 @@
 #include "results/agentic_record.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/pareto.hpp"
+#include "results/point_validity.hpp"
 #include "results/power_fields.hpp"
 #include "results/svg_chart.hpp"
 
@@ -144,7 +145,7 @@ std::string Optional(const std::optional<T>& v, int digits) {
 // A point whose own run judged it INVALID (a saturated client, an engine behind its model, too many
 // failures) is drawn apart and left out of the frontiers: it must never pass for a valid figure.
 bool Invalid(const Point& p) {
-  return p.provenance.verdict.rfind("INVALID", 0) == 0;
+  return !ValidityOf(p.provenance.verdict).valid;
 }
 
 // A table has power columns when any of its points has valid measured power; there a point whose
@@ -240,7 +241,7 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
   for (const Drawn& d : drawn) {
     const Point& p = *d.point;
     const SeriesInfo& s = series[d.series];
-    const bool invalid = p.provenance.verdict.rfind("INVALID", 0) == 0;
+    const bool invalid = Invalid(p);
     std::string cls = s.predicted ? "predicted" : "measured";
     if (invalid) cls += " invalid";
     h += "<tr class=\"" + cls + "\"><td class=\"l wrap\"><span class=\"swatch" +

@@ -9,7 +9,9 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
+#include "results/agentic_power.hpp"
 #include "results/agentic_record.hpp"
+#include "results/power_fields.hpp"
 #include "results/process_result.hpp"
 
 namespace infermark::results {
@@ -50,6 +52,31 @@ Json ParseFile(const std::string& path, std::string& text) {
   }
 }
 
+// Why the power aggregation judged a result's power not valid: the reasons of its sidecar,
+// `power_validation_<stem>.json` beside the result (an `agg_` prefix dropped), else an agentic
+// run's `power_validation.json` in the row's log folder (the runner's) or beside the aggregate
+// (`bench agentic`'s). Empty when none is found or it is not readable.
+std::vector<std::string> PowerReasonsBeside(const std::string& path) {
+  const fs::path file(path);
+  std::string stem = file.stem().string();
+  if (stem.rfind("agg_", 0) == 0) stem = stem.substr(4);
+  const fs::path dir = file.parent_path();
+  for (const fs::path& candidate :
+       {dir / ("power_validation_" + stem + ".json"), dir / "logs" / stem / kAgenticPowerValidationFile,
+        dir / kAgenticPowerValidationFile}) {
+    std::error_code ec;
+    if (!fs::is_regular_file(candidate, ec)) continue;
+    const Json sidecar = Json::parse(ReadFile(candidate.string()), nullptr, false);
+    if (!sidecar.is_object()) continue;
+    const auto reasons = sidecar.find("reasons");
+    if (reasons == sidecar.end() || !reasons->is_array()) continue;
+    std::vector<std::string> out;
+    for (const Json& r : *reasons) out.push_back(TextOf(r));
+    return out;
+  }
+  return {};
+}
+
 Point FromAgg(const Json& agg, const std::string& raw_text, const Json* raw, const ReadOptions& options,
               const std::string& path) {
   Point point;
@@ -65,6 +92,7 @@ Point FromAgg(const Json& agg, const std::string& raw_text, const Json* raw, con
   if (options.time_scale) point.provenance.time_scale = *options.time_scale;
   if (point.provenance.config_key.empty()) point.provenance.config_key = options.config_key;
   point.provenance.source_path = path;
+  if (PowerFieldsOf(agg).Invalid()) point.provenance.power_invalid_reasons = PowerReasonsBeside(path);
   return point;
 }
 

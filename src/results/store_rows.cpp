@@ -207,6 +207,7 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
     optional("power_metric_schema_version", f.power_metric_schema_version);
   }
   if (schema_version >= 6) AddMultiNodeColumns(point.agg, columns);
+  if (schema_version >= 7) columns.emplace_back("power_invalid_reasons", JoinReasons(v.power_invalid_reasons));
   row.columns = std::move(columns);
   return row;
 }
@@ -216,7 +217,25 @@ std::string PointSelectList(int schema_version, bool raw) {
   if (!raw) columns.replace(columns.find("p.raw_json"), std::string("p.raw_json").size(), "''");
   return columns + (schema_version >= 3 ? ", p.git_commit" : ", ''") +
          (schema_version >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : ", '', '', ''") +
-         ", p.run_id";
+         (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id";
+}
+
+std::string JoinReasons(const std::vector<std::string>& reasons) {
+  std::string text;
+  for (const std::string& r : reasons) text += (text.empty() ? "" : "; ") + r;
+  return text;
+}
+
+std::vector<std::string> SplitReasons(const std::string& text) {
+  std::vector<std::string> reasons;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const std::size_t end = text.find("; ", begin);
+    reasons.push_back(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (end == std::string::npos) break;
+    begin = end + 2;
+  }
+  return reasons;
 }
 
 void ParsePointRecords(std::vector<Point>& points, std::vector<PointRecordText>& texts) {

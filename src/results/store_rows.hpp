@@ -33,6 +33,11 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
 /// the store has them and `p.run_id` last; `raw` false selects '' for raw_json.
 std::string PointSelectList(int schema_version, bool raw);
 
+/// Reasons as one stored text, `; `-separated (as the verdict line joins them).
+std::string JoinReasons(const std::vector<std::string>& reasons);
+/// The reasons JoinReasons stored; empty text gives none.
+std::vector<std::string> SplitReasons(const std::string& text);
+
 /// A point's records as stored text, to parse apart from reading its row.
 struct PointRecordText {
   std::string agg;         ///< agg_json.
@@ -89,7 +94,8 @@ Point ReadPointRow(const Row& q, int schema_version, PointRecordText* deferred =
     p.key.kv_offloading = q.Text(31);
     p.key.kv_offload_backend = q.Text(32);
   }
-  p.run_id = q.Int(33);
+  v.power_invalid_reasons = SplitReasons(q.Text(33));
+  p.run_id = q.Int(34);
   return p;
 }
 

@@ -237,6 +237,11 @@ UPDATE points SET
   decode_hw = CASE WHEN json_type(agg_json, '$.decode_hw') = 'text' THEN json_extract(agg_json, '$.decode_hw') END
 WHERE json_valid(agg_json) AND json_type(agg_json, '$.is_multinode') = 'true';
 )sql",
+      // 7: why the power aggregation judged a point's power not valid (its power_validation
+      // sidecar's reasons, `; `-separated). Older points keep '': their sidecars were not read.
+      R"sql(
+ALTER TABLE points ADD COLUMN power_invalid_reasons TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return kMigrations;
 }
@@ -459,6 +464,10 @@ FROM (SELECT id AS record_id, agg_json::jsonb AS a FROM points) records
 WHERE records.record_id = points.id AND jsonb_typeof(records.a) = 'object'
   AND jsonb_typeof(records.a -> 'is_multinode') = 'boolean' AND (records.a ->> 'is_multinode')::boolean;
 DROP FUNCTION pg_temp.infermark_count(jsonb, text, bigint);
+)sql",
+      // 7: why a point's power is not valid.
+      R"sql(
+ALTER TABLE points ADD COLUMN power_invalid_reasons TEXT NOT NULL DEFAULT '';
 )sql",
   };
   return kMigrations;

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "core/diagnostic.hpp"
+#include "results/runner_label.hpp"
 
 namespace infermark::runner {
 namespace {
@@ -142,7 +143,11 @@ EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
   env.emplace_back("RESULT_FILENAME", c.result_filename);
   env.emplace_back("RESULT_DIR", c.result_dir);
   env.emplace_back("PORT", std::to_string(c.port));
-  Put(env, row, "runner", "RUNNER_TYPE");
+  // RUNNER_TYPE becomes the results' `hw`: a cluster label's GPU, so agentic and multi-node points
+  // compare with the rest (results/runner_label.hpp).
+  if (const auto runner = row.find("runner"); runner != row.end()) {
+    env.emplace_back("RUNNER_TYPE", results::HardwareOfLabel(Text(*runner)));
+  }
   env.emplace_back("RUNNER_NAME", c.runner_name);
   if (!c.infermark.empty()) env.emplace_back("INFERMARK", c.infermark);
   env.emplace_back("INFERMARK_PROMPTS_PER_CONC", std::to_string(c.prompts_per_conc));

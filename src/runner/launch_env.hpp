@@ -28,7 +28,8 @@ struct LaunchContext {
 /// The contract for `row`: MODEL, MODEL_PREFIX, EXP_NAME, IMAGE, FRAMEWORK, PRECISION, TP, PP_SIZE,
 /// DCP_SIZE, PCP_SIZE, EP_SIZE, DP_ATTENTION, CONC, ISL, OSL, MAX_MODEL_LEN, RANDOM_RANGE_RATIO,
 /// SPEC_DECODING, DISAGG, RUN_EVAL, EVAL_ONLY, SCENARIO_TYPE, SCENARIO_SUBDIR, IS_AGENTIC,
-/// RECIPE_FINGERPRINT, RESULT_FILENAME, RESULT_DIR, PORT, GPU_COUNT, RUNNER_TYPE, RUNNER_NAME,
+/// RECIPE_FINGERPRINT, RESULT_FILENAME, RESULT_DIR, PORT, GPU_COUNT, RUNNER_TYPE (the label's
+/// hardware, results::HardwareOfLabel: `cluster:mi355x-local` → `mi355x`), RUNNER_NAME,
 /// ROUTER_METADATA (JSON) and KV_P2P_TRANSFER when the row has them, and infermark's INFERMARK*
 /// additions. A multi-node row (prefill and decode blocks) also gets the multi-node template's
 /// IS_MULTINODE, CONC_LIST (space-separated; CONC only when it holds one value),

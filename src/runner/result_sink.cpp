@@ -8,6 +8,7 @@
 #include "results/process_settings.hpp"
 #include "results/report.hpp"
 #include "results/result_files.hpp"
+#include "results/runner_label.hpp"
 #include "results/store_url.hpp"
 
 namespace infermark::runner {
@@ -39,7 +40,7 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
     const Json result = Json::parse(raw);
     results::ReadOptions options;
     options.flags = results::SettingsFromMatrixRow(row.raw);
-    options.flags.values["RUNNER_TYPE"] = plan.label;
+    options.flags.values["RUNNER_TYPE"] = results::HardwareOfLabel(plan.label);
     options.kind = info.predicted ? results::PointKind::kPredicted : results::PointKind::kMeasured;
     options.time_scale = plan.time_scale;
     options.config_key = info.recipe;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/diagnostic.hpp"
+#include "core/file_io.hpp"
 #include "postgres_test_server.hpp"
 #include "results/ingest.hpp"
 #include "results/postgres_db.hpp"
@@ -151,6 +152,9 @@ TEST_P(StoreSuite, ProvenanceRoundTrips) {
   points[0].provenance.metrics_version = "1";
   points[0].provenance.git_commit = "abc123";
   points[0].agg["odd_number"] = 0.1 + 0.2;
+  points[0].agg["power_valid"] = 0;
+  points[0].provenance.verdict = "INVALID: client saturated: p99 event-loop lag 3.4 ms, over 1.0 ms; only 3 requests";
+  points[0].provenance.power_invalid_reasons = {"telemetry_file_missing", "invalid_expected_gpu_count"};
   auto store = Open();
   const auto outcome = store->Ingest(Run("p"), points);
   const Point back = store->Points(outcome.run_id).at(0);
@@ -163,7 +167,8 @@ TEST_P(StoreSuite, ProvenanceRoundTrips) {
   EXPECT_EQ(back.provenance.started_at, "2026-12-02T10:00:00Z");
   EXPECT_EQ(back.provenance.metrics_version, "1");
   EXPECT_EQ(back.provenance.git_commit, "abc123");
-  EXPECT_EQ(back.provenance.verdict, "VALID");
+  EXPECT_EQ(back.provenance.verdict, points[0].provenance.verdict);
+  EXPECT_EQ(back.provenance.power_invalid_reasons, points[0].provenance.power_invalid_reasons);
   EXPECT_EQ(back.raw_json, points[0].raw_json);
   EXPECT_EQ(back.agg, points[0].agg);
   EXPECT_EQ(back.key.Canonical(), points[0].key.Canonical());
@@ -290,6 +295,42 @@ TEST_P(StoreSuite, MigratesAnOlderStoreForwardKeepingData) {
   changed[0].raw_json = "{}";
   EXPECT_EQ(store->Ingest(Run("old"), changed).updated, 1);
   EXPECT_EQ(store->AllPoints().size(), 3u);
+}
+
+TEST_P(StoreSuite, MigrationSevenKeepsPointsAndStoresPowerReasons) {
+  {
+    StoreOptions v6;
+    v6.target_schema_version = 6;
+    auto old_store = Open(v6);
+    auto unpowered = sample::SampleCurve({}, {1});
+    unpowered[0].agg["power_valid"] = 0;
+    unpowered[0].provenance.power_invalid_reasons = {"telemetry_file_missing"};  // a v6 store has no column
+    EXPECT_EQ(old_store->Ingest(Run("old"), unpowered).added, 1);
+    EXPECT_TRUE(old_store->AllPoints().at(0).provenance.power_invalid_reasons.empty());
+  }
+  auto store = Open();
+  ASSERT_GE(CurrentSchemaVersion(), 7);
+  const auto old_points = store->AllPoints();
+  ASSERT_EQ(old_points.size(), 1u);
+  EXPECT_EQ(old_points[0].agg["power_valid"], 0);
+  EXPECT_TRUE(old_points[0].provenance.power_invalid_reasons.empty());  // its sidecar was never read
+  // A result ingested now: its power_validation sidecar's reasons are stored with it.
+  const fs::path files = fs::temp_directory_path() / ("infermark_power_reasons_" + std::to_string(::getpid()) +
+                                                      (GetParam() == StoreKind::kPostgres ? "_pg" : "_sqlite"));
+  fs::remove_all(files);
+  fs::create_directories(files);
+  Json agg = sample::SamplePoint({}, 4).agg;
+  agg["power_valid"] = 0;
+  agg["power_metric_schema_version"] = 2;
+  WriteFileAtomic((files / "agg_minimaxm3_conc4.json").string(), DumpJson(agg));
+  WriteFileAtomic((files / "power_validation_minimaxm3_conc4.json").string(),
+                  R"({"schema_version":1,"power_valid":false,"reasons":["telemetry_file_missing"]})");
+  const IngestOutcome outcome = IngestResultFiles(*store, Run("new"), {files.string()}, {});
+  EXPECT_EQ(outcome.added, 1);
+  const auto back = store->Points(outcome.run_id);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].provenance.power_invalid_reasons, std::vector<std::string>{"telemetry_file_missing"});
+  fs::remove_all(files);
 }
 
 TEST_P(StoreSuite, RefusesAStoreWrittenByANewerInfermark) {

@@ -107,8 +107,17 @@ async function refresh() {
   }
   hooks.renders += 1;
   const predicted = points.filter((p) => p.kind === 'predicted').length;
+  const invalid = points.filter((p) => p.valid === false).length;
   document.getElementById('point-count').textContent =
-    `${points.length} points (${points.length - predicted} measured, ${predicted} predicted)`;
+    `${points.length} points (${points.length - predicted} measured, ${predicted} predicted${invalid ? `; ${invalid} INVALID` : ''})`;
+  document.getElementById('invalid-note').hidden = invalid === 0;
+  document.getElementById('invalid-count').textContent = invalid === 1 ? '1 point' : `${invalid} points`;
+  // J/token is drawn from valid measured power only: say how many points that leaves out.
+  const noPower = y === 'j_per_token' ? points.filter((p) => p.j_per_token === null || p.j_per_token === undefined).length : 0;
+  const powerNote = document.getElementById('power-note');
+  powerNote.hidden = noPower === 0;
+  powerNote.textContent = `${noPower} of ${points.length} points have no valid measured power (no telemetry, invalid `
+    + 'telemetry, or predicted) and are not drawn on the J/token axis; hover a point for its power validity.';
   document.getElementById('empty').hidden = points.length > 0;
   document.getElementById('agentic-note').hidden =
     !(points.some((p) => p.agentic) || state.filters.sequence.includes('agentic'));
@@ -123,6 +132,12 @@ function wireControls() {
   ySelect.value = yMetric(state.y).key;
   ySelect.addEventListener('change', () => {
     state.y = ySelect.value;
+    refresh();
+  });
+  const showInvalid = document.getElementById('show-invalid');
+  showInvalid.checked = state.filters.valid !== 'true';
+  showInvalid.addEventListener('change', () => {
+    state.filters.valid = showInvalid.checked ? '' : 'true';
     refresh();
   });
   const optimal = document.getElementById('frontier-only');

@@ -1,11 +1,22 @@
 // The chart pair: y metric against interactivity and against end-to-end latency, one colour per
-// deployment, measured points as circles and predicted ones as triangles, each series' Pareto
-// frontier as a line, a shared legend that hides series, and hover details in a DOM tooltip.
+// deployment, measured points as circles and predicted ones as triangles, points their run judged
+// INVALID faded and ringed in red (as the report draws them; the API keeps them off frontiers),
+// each series' Pareto frontier as a line, a shared legend that hides series, and hover details in
+// a DOM tooltip.
 
 import { colourMap, esc, isPredicted, X_AXES, yMetric } from './format.js';
 import { pointDetails } from './tooltip.js';
 
 const charts = {};
+
+/// The ring of a point its run judged INVALID (the page's --bad colour).
+export const INVALID_RING = '#c0182c';
+
+// `colour` (#rrggbb) at opacity `alpha`.
+function faded(colour, alpha) {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour);
+  return m ? `rgba(${parseInt(m[1], 16)}, ${parseInt(m[2], 16)}, ${parseInt(m[3], 16)}, ${alpha})` : colour;
+}
 
 // Paints the canvas white under the chart, so an exported PNG is readable on any viewer.
 const whiteBackground = {
@@ -91,15 +102,20 @@ function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly
     // Chart.js takes unparsed data as sorted by x (its hit search relies on it).
     data.sort((a, b) => a.x - b.x);
     const predicted = data[0].p.kind === 'predicted';
+    const fill = predicted ? '#fff' : colour(series);
+    // Per point: an INVALID one is faded and ringed in red, whatever its series.
+    const invalid = data.map((d) => d.p.valid === false);
     sets.push({
       label: series,
       data,
       hidden: hidden.includes(series),
-      backgroundColor: predicted ? '#fff' : colour(series),
+      backgroundColor: fill,
       borderColor: colour(series),
-      borderWidth: predicted ? 1.5 : 1,
+      pointBackgroundColor: invalid.map((bad) => (bad ? faded(colour(series), 0.25) : fill)),
+      pointBorderColor: invalid.map((bad) => (bad ? INVALID_RING : colour(series))),
+      pointBorderWidth: invalid.map((bad) => (bad ? 2 : predicted ? 1.5 : 1)),
       pointStyle: predicted ? 'triangle' : 'circle',
-      pointRadius: predicted ? 5 : 4,
+      pointRadius: invalid.map((bad) => (bad ? 6 : predicted ? 5 : 4)),
       pointHoverRadius: 7,
     });
   }

@@ -3,8 +3,9 @@
 
 /// Filters that take a list of values (repeated or comma-separated; none means all).
 export const LIST_FILTERS = ['model', 'sequence', 'precision', 'hardware', 'framework', 'kind', 'run'];
-/// Filters that take one value (empty means all).
-export const SINGLE_FILTERS = ['disagg', 'spec', 'from', 'to'];
+/// Filters that take one value (empty means all). `valid=true` is the *Show INVALID points*
+/// control unticked: the API then leaves out the points their run judged INVALID.
+export const SINGLE_FILTERS = ['disagg', 'spec', 'valid', 'from', 'to'];
 
 const DEFAULTS = { y: 'tput_per_gpu', optimal: false, a: '', b: '', at: '20,50,100', hist_at: '50', hide: [] };
 

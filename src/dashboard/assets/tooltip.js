@@ -19,18 +19,40 @@ function sequence(p) {
   return p.agentic ? 'agentic' : `${p.isl}/${p.osl}`;
 }
 
-/// The tooltip's HTML for point `p`, with the chart's y metric first.
+// Why a point's run judged it INVALID, or its verdict ("–" when its run gave none).
+function verdict(p) {
+  if (p.valid === false) {
+    const reasons = p.invalid_reasons && p.invalid_reasons.length ? `: ${p.invalid_reasons.join('; ')}` : '';
+    return `INVALID${reasons} (kept off frontiers, head-to-head and history)`;
+  }
+  return p.verdict || '–';
+}
+
+// The power telemetry's validity, with the aggregation's reasons when it is not valid.
+function power(p) {
+  if (p.power_valid === true) return `valid · ${withUnit(p.w_per_gpu, 'W/GPU')}`;
+  if (p.power_valid === false) {
+    const reasons = p.power_invalid_reasons && p.power_invalid_reasons.length ? `: ${p.power_invalid_reasons.join(', ')}` : '';
+    return `invalid${reasons} (no J/token)`;
+  }
+  return 'not measured';
+}
+
+/// The tooltip's HTML for point `p`, with the chart's y metric first and, for a point its run
+/// judged INVALID, the verdict and its reasons above everything.
 export function pointDetails(p, yKey) {
   const y = yMetric(yKey);
   const prov = p.provenance || {};
   const scale = prov.time_scale && prov.time_scale !== 1 ? `×${num(prov.time_scale)} (figures de-scaled)` : '1 (real time)';
   const rows = [
+    ['Verdict', verdict(p)],
     ['Model', `${p.model} · ${sequence(p)} · ${p.agentic ? 'users' : 'conc'} ${p.conc}`],
     ['Deployment', deployment(p)],
     [y.label, withUnit(p[y.key], y.unit)],
     [p.agentic ? 'Interactivity (P50 E2E-norm.)' : 'Interactivity', withUnit(p.interactivity, 'tok/s/user')],
     ['E2E latency', withUnit(p.e2el_s, 's')],
     ['TTFT / TPOT', `${withUnit(p.ttft_ms, 'ms')} / ${withUnit(p.tpot_ms, 'ms')}`],
+    ['Power', power(p)],
     ['Run', `${p.run_label ?? p.run_id} · ${p.date ?? ''} · ${p.kind}`],
     ['Image', prov.image || '–'],
     ['Flags', prov.flags || '–'],
@@ -38,6 +60,9 @@ export function pointDetails(p, yKey) {
     ['infermark', prov.infermark_version || '–'],
     ['Time scale', scale],
   ];
-  return `<div class="tt-title">${esc(p.series)}</div><table>${rows
-    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;
+  const bad = p.valid === false;
+  const banner = bad ? '<div class="tt-invalid">INVALID: not a figure to compare</div>' : '';
+  return `<div class="tt-title">${esc(p.series)}</div>${banner}<table>${rows
+    .map(([k, v], i) => `<tr${bad && i === 0 ? ' class="invalid"' : ''}><th>${esc(k)}</th><td>${esc(v)}</td></tr>`)
+    .join('')}</table>`;
 }

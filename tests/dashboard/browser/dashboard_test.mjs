@@ -1,7 +1,8 @@
 // The dashboard page in headless Chromium, driven as a person would: load it, filter, switch the
 // y axis, hover points (the tooltip shows their provenance), compare two GPUs (the iso table's
 // values), read the history's regression, open a shared address (the view comes back), and export
-// CSV and PNG (the downloaded files' contents). The store holds the fixture's known points
+// CSV and PNG (the downloaded files' contents), see an INVALID point ringed with its reasons and
+// off the frontiers, and hide it with its control. The store holds the fixture's known points
 // (fixture.mjs), served by `infermark dashboard`. Screenshots go to build/tests/dashboard/screens/.
 //
 // Usage: node dashboard_test.mjs INFERMARK_BINARY SCREENS_DIR
@@ -14,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AGENTIC_USERS, buildStore } from './fixture.mjs';
+import { AGENTIC_USERS, buildStore, INVALID_REASONS } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -154,12 +155,12 @@ after(async () => {
 test('load: every point drawn, measured and predicted apart, a frontier per series', async () => {
   await page.goto(baseUrl);
   await idle();
-  assert.equal(await text('#point-count'), '16 points (13 measured, 3 predicted)');
+  assert.equal(await text('#point-count'), '17 points (14 measured, 3 predicted; 1 INVALID)');
   const legend = await page.$$eval('.legend-item', (items) => items.map((i) => i.innerText.trim()));
   assert.ok(legend.includes('h100 · vllm · fp8'), legend.join(' | '));
   assert.ok(legend.some((l) => /^h100 · vllm · fp8 · .*predicted$/.test(l) || l === 'h100 · vllm · fp8 · predicted'), legend.join(' | '));
   assert.deepEqual(await seriesData('intvty', 'h100 · vllm · fp8'),
-    [[20, 2400], [20, 2400], [50, 1200], [50, 1200], [100, 400], [100, 400]]);
+    [[20, 2400], [20, 2400], [40, 3000], [50, 1200], [50, 1200], [100, 400], [100, 400]]);
   const predicted = legend.find((l) => l.startsWith('h100') && l.endsWith('predicted'));
   assert.deepEqual(await seriesData('intvty', predicted), [[22, 2500], [55, 1300], [120, 450]]);
   const styles = await page.evaluate((p) => {
@@ -177,7 +178,7 @@ test('load: every point drawn, measured and predicted apart, a frontier per seri
 
 test('filter: hardware h100 leaves its measured and predicted points; disaggregated alone leaves one', async () => {
   await setFilter('hardware', 'h100', true);
-  assert.equal(await text('#point-count'), '9 points (6 measured, 3 predicted)');
+  assert.equal(await text('#point-count'), '10 points (7 measured, 3 predicted; 1 INVALID)');
   assert.match(page.url(), /[?&]hardware=h100(&|$)/);
   await shot('02-filter-h100.png');
   await page.select('[data-filter="disagg"] select', 'true');
@@ -195,7 +196,7 @@ test('switch axes: output throughput per GPU', async () => {
   await page.select('#y-metric', 'output_tput_per_gpu');
   await idle();
   assert.deepEqual(await seriesData('intvty', 'h100 · vllm · fp8'),
-    [[20, 1200], [20, 1200], [50, 600], [50, 600], [100, 200], [100, 200]]);
+    [[20, 1200], [20, 1200], [40, 1500], [50, 600], [50, 600], [100, 200], [100, 200]]);
   const titles = await page.evaluate(() => ['intvty', 'e2el'].map((n) => window.infermark.chart(n).options.scales.y.title.text));
   assert.deepEqual(titles, ['Output throughput per GPU (tok/s/GPU)', 'Output throughput per GPU (tok/s/GPU)']);
   assert.equal(await text('#title-e2el'), 'Output throughput per GPU vs end-to-end latency');
@@ -282,7 +283,7 @@ test('shared address: a new tab opens the same view', async () => {
   assert.equal(await other.$eval('#h2h-at', (e) => e.value), '20,50,100');
   assert.equal(await other.$eval('details[data-filter="kind"] input[value="measured"]', (e) => e.checked), true);
   assert.equal(await other.$eval('#point-count', (e) => e.innerText), before.count);
-  assert.equal(before.count, '13 points (13 measured, 0 predicted)');
+  assert.equal(before.count, '14 points (14 measured, 0 predicted; 1 INVALID)');
   assert.deepEqual(await other.$$eval('#h2h-table tr', (rows) => rows.map((r) => [...r.children].map((c) => c.innerText.trim()))),
     before.h2h);
   assert.deepEqual(await other.$$eval('.legend-item.off', (items) => items.map((i) => i.innerText.trim())),
@@ -300,7 +301,7 @@ test('export: CSV of the filtered points with units, and a chart as PNG', async 
   const csv = fs.readFileSync(await waitForDownload('infermark-points.csv'), 'utf8').trim().split('\n');
   assert.match(csv[0], /tput_per_gpu \[tok\/s\/GPU\]/);
   const data = csv.filter((l) => l && !l.startsWith('#')).slice(1);
-  assert.equal(data.length, 6, 'h100 measured points of both nightly runs');
+  assert.equal(data.length, 7, 'h100 measured points of both nightly runs, the INVALID one included');
   await page.click('button.png[data-chart="intvty"]');
   const png = fs.readFileSync(await waitForDownload('infermark-intvty.png'));
   assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
@@ -325,13 +326,61 @@ test('agentic view: its own sequence, charted on E2E-normalized interactivity, u
   await shot('10-agentic.png');
 });
 
+test('INVALID point: ringed in red with its reasons, off every frontier; the control hides it, the address keeps it', async () => {
+  await page.goto(baseUrl);
+  await idle();
+  assert.equal(await text('#point-count'), '17 points (14 measured, 3 predicted; 1 INVALID)');
+  assert.equal(await page.$eval('#show-invalid', (e) => e.checked), true);
+  assert.equal(await page.$eval('#invalid-note', (e) => e.hidden), false);
+  assert.match(await text('#invalid-note'), /1 point ringed in red/);
+  const drawn = await page.evaluate(() => {
+    const c = window.infermark.chart('intvty');
+    const d = c.data.datasets.find((ds) => ds.label === 'h100 · vllm · fp8');
+    const i = d.data.findIndex((p) => p.p.conc === 32);
+    const front = c.data.datasets.find((ds) => ds.label === 'h100 · vllm · fp8 frontier');
+    return { ring: d.pointBorderColor[i], fill: d.pointBackgroundColor[i], valid: d.data[i].p.valid,
+      reasons: d.data[i].p.invalid_reasons, rings: d.pointBorderColor.filter((_, j) => j !== i),
+      front: [...new Set(front.data.map((p) => JSON.stringify([p.x, p.y])))].map((t) => JSON.parse(t)) };
+  });
+  assert.equal(drawn.ring, '#c0182c');
+  assert.match(drawn.fill, /^rgba\(.*, 0\.25\)$/, 'faded');
+  assert.equal(drawn.valid, false);
+  assert.deepEqual(drawn.reasons, INVALID_REASONS);
+  assert.ok(drawn.rings.every((r) => r !== '#c0182c'), 'only the INVALID point is ringed');
+  assert.deepEqual(drawn.front, [[20, 2400], [50, 1200], [100, 400]], 'the frontier (both nights alike) passes under the INVALID point');
+  const tip = await hover('intvty', 'h100 · vllm · fp8', 32);
+  assert.match(tip, /INVALID/);
+  for (const reason of INVALID_REASONS) assert.ok(tip.includes(reason), `tooltip lacks "${reason}":\n${tip}`);
+  await shot('12-invalid-marked.png');
+  await page.mouse.move(1, 1);
+  await page.click('#show-invalid');
+  await idle();
+  assert.equal(await text('#point-count'), '16 points (13 measured, 3 predicted)');
+  assert.equal(await page.$eval('#invalid-note', (e) => e.hidden), true);
+  assert.match(page.url(), /[?&]valid=true(&|$)/);
+  assert.deepEqual(await seriesData('intvty', 'h100 · vllm · fp8'),
+    [[20, 2400], [20, 2400], [50, 1200], [50, 1200], [100, 400], [100, 400]]);
+  await shot('13-invalid-hidden.png');
+  const other = await browser.newPage();
+  await other.setViewport({ width: 1400, height: 1000 });
+  await other.goto(page.url());
+  await other.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 15000 });
+  assert.equal(await other.$eval('#show-invalid', (e) => e.checked), false);
+  assert.equal(await other.$eval('#point-count', (e) => e.innerText), '16 points (13 measured, 3 predicted)');
+  await other.close();
+  await page.click('#show-invalid');
+  await idle();
+  assert.doesNotMatch(page.url(), /valid=/);
+  assert.equal(await text('#point-count'), '17 points (14 measured, 3 predicted; 1 INVALID)');
+});
+
 test('token: the page passes its address\'s token to the API; without it the API\'s refusal is shown', async () => {
   if (process.env.INFERMARK_DASHBOARD_MOCK === '1') return;
   const { proc, url } = await startServer(storePath, ['--token', 's3cret']);
   try {
     await page.goto(`${url}?token=s3cret`);
     await idle();
-    assert.equal(await text('#point-count'), '16 points (13 measured, 3 predicted)');
+    assert.equal(await text('#point-count'), '17 points (14 measured, 3 predicted; 1 INVALID)');
     assert.equal(await page.$eval('#csv-export', (e) => new URL(e.href).searchParams.get('token')), 's3cret');
     await page.goto(url);
     await idle();

@@ -2,8 +2,10 @@
 // records and stored with `infermark results ingest`, so every figure the page shows is known.
 //
 //   nightly-1 (2026-11-01): h100 and b200 (vllm, fp8, tp8), conc 4/16/64
-//   nightly-2 (2026-11-08): the same, with b200 at conc 16 20 % slower (a regression), and one
-//                           disaggregated b200 sglang fp4 point with MTP
+//   nightly-2 (2026-11-08): the same, with b200 at conc 16 20 % slower (a regression), one
+//                           disaggregated b200 sglang fp4 point with MTP, and an h100 point at
+//                           conc 32 that its run judged INVALID (it would top the h100 frontier
+//                           and the head-to-head table at 20 tok/s/user if it were counted)
 //   predict-h100 (2026-11-08): h100 predicted at time scale 2 (figures de-scaled by 2)
 //   agentic-1: two agentic-coding points (8 and 32 users), InferenceX agentic aggregates from
 //              tests/fixtures/agentic-aggregates/sweep served as this model on h100 with vllm
@@ -30,6 +32,7 @@ export const RUNS = [
       measured('h100', 4, 100, 400), measured('h100', 16, 50, 1200), measured('h100', 64, 20, 2400),
       measured('b200', 4, 120, 1000), measured('b200', 16, 50, 2400), measured('b200', 64, 25, 6000),
       measured('b200', 32, 70, 2000, { framework: 'sglang', precision: 'fp4', spec: 'mtp', disagg: true }),
+      measured('h100', 32, 40, 3000, { invalid: true }),
     ],
   },
   {
@@ -37,6 +40,13 @@ export const RUNS = [
       measured('h100', 4, 240, 900), measured('h100', 16, 110, 2600), measured('h100', 64, 44, 5000),
     ],
   },
+];
+
+/// The load generator's reasons for the INVALID point (its verdict_reasons).
+export const INVALID_REASONS = [
+  'client saturated: p99 event-loop lag 3.412 ms, over 1.000 ms',
+  'engine behind its model (clock slips): 41 passes started more than 5 ms late, losing 388.2 ms, 1.29 % of the '
+    + 'measured window, over 1.00 %',
 ];
 
 /// Provenance every measured point carries (what the tooltip must show).
@@ -74,6 +84,12 @@ export function aggRecord(run, p) {
     engine_flags: prov.engine_flags, host: prov.host, infermark_version: prov.infermark_version,
     benchmark_start_time_unix: Date.parse(`${run.date}T03:00:00Z`) / 1000 + p.conc,
   };
+  // The client result's verdict, as `infermark bench` writes it; the others carry none (as
+  // InferenceX's own records), which is not INVALID.
+  if (p.invalid) {
+    record.verdict = 'INVALID';
+    record.verdict_reasons = INVALID_REASONS;
+  }
   if (run.predicted) {
     record.predicted = true;
     record.time_scale = run.timeScale;

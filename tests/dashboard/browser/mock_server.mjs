@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MODEL, PREDICTED_PROVENANCE, PROVENANCE, RUNS } from './fixture.mjs';
+import { INVALID_REASONS, MODEL, PREDICTED_PROVENANCE, PROVENANCE, RUNS } from './fixture.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const assets = path.join(root, 'src/dashboard/assets');
@@ -28,6 +28,8 @@ function points() {
       tput_per_gpu: tput, input_tput_per_gpu: tput / 2, output_tput_per_gpu: tput / 2, interactivity: p.intvty / scale,
       e2el_s: (0.2 + 1024 / p.intvty) * scale, ttft_ms: 200 * scale, tpot_ms: (1000 / p.intvty) * scale,
       w_per_gpu: null, j_per_token: null, cost_per_m_tokens: 2.5e6 / (3600 * tput / 2),
+      valid: !p.invalid, verdict: p.invalid ? 'INVALID' : null, invalid_reasons: p.invalid ? INVALID_REASONS : [],
+      power_valid: null, power_invalid_reasons: [],
       provenance: { image: prov.image, flags: prov.engine_flags, host: prov.host,
         infermark_version: prov.infermark_version, time_scale: scale, created_at: `${run.date}T03:00:00Z`, source: 'ingest' },
     });
@@ -40,12 +42,14 @@ function filtered(q) {
   const match = (k, v) => !list(k).length || list(k).includes(String(v));
   return points().filter((p) => match('model', p.model) && match('hardware', p.hardware) && match('framework', p.framework)
     && match('precision', p.precision) && match('kind', p.kind) && match('run', p.run_id)
-    && match('sequence', '1k/1k') && (!q.get('disagg') || String(p.disagg) === q.get('disagg')));
+    && match('sequence', '1k/1k') && (!q.get('disagg') || String(p.disagg) === q.get('disagg'))
+    && (!q.get('valid') || String(p.valid) === q.get('valid')));
 }
 
+// INVALID points never enter a frontier (nor, through it, the iso and history routes).
 function frontier(list, y, x) {
   const series = new Map();
-  for (const p of list) if (p[y] !== null) (series.get(p.series) || series.set(p.series, []).get(p.series)).push(p);
+  for (const p of list) if (p[y] !== null && p.valid) (series.get(p.series) || series.set(p.series, []).get(p.series)).push(p);
   return [...series].map(([name, ps]) => {
     const better = x === 'e2el_s' ? (a, b) => a[x] <= b[x] : (a, b) => a[x] >= b[x];
     const front = ps.filter((p) => !ps.some((o) => o !== p && better(o, p) && o[y] >= p[y] && (o[x] !== p[x] || o[y] !== p[y])));
