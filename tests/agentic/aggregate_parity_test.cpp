@@ -145,6 +145,9 @@ TEST_F(AgenticAggregateParity, SingleNodeVllmWithOffload) {
                  {"PP_SIZE", "2"},
                  {"KV_OFFLOADING", "dram"},
                  {"KV_OFFLOAD_BACKEND", "native"},
+                 {"KV_OFFLOAD_BACKEND_METADATA", R"({"name": "native", "version": "1"})"},
+                 {"RECIPE_FINGERPRINT", "sha256:abc"},
+                 {"ROUTER_METADATA", R"({"name": "vllm-router", "version": "0.2"})"},
                  {"TOTAL_CPU_DRAM_GB", "512"}}});
 }
 
