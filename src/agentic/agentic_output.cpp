@@ -187,6 +187,10 @@ AgenticIdentity StandaloneIdentity(const AgenticOutputOptions& options, const st
   if (id.conc == 0) id.conc = static_cast<std::int64_t>(options.concurrency);
   if (id.model.empty()) id.model = options.model;
   if (id.kv_offloading.empty()) id.kv_offloading = "none";
+  // A backend named without its metadata is that backend, unversioned.
+  if (!id.kv_offload_backend.empty() && id.kv_offload_backend_metadata.empty()) {
+    id.kv_offload_backend_metadata = Json{{"name", id.kv_offload_backend}}.dump();
+  }
   if (id.result_filename.empty()) id.result_filename = result_filename;
   return id;
 }

@@ -22,6 +22,41 @@ namespace fs = std::filesystem;
   throw InputError(Diagnostic{SourceMark{}, "", field, rule});
 }
 
+// An optional component's JSON metadata from the environment: null when unset, empty or "null".
+// `optional_version`: {"name"} or {"name", "version"} (the KV offload backend), else exactly
+// {"name", "version"} (the router); every value a non-empty string.
+Json ComponentMetadata(const std::string& variable, const std::string& raw, bool optional_version) {
+  if (raw.empty() || raw == "null") return nullptr;
+  Json metadata = Json::parse(raw, nullptr, false);
+  if (metadata.is_discarded()) Refuse(variable, variable + " must contain valid JSON");
+  const auto keys_are = [&](std::initializer_list<const char*> keys) {
+    if (!metadata.is_object() || metadata.size() != keys.size()) return false;
+    return std::all_of(keys.begin(), keys.end(), [&](const char* k) { return metadata.contains(k); });
+  };
+  if (optional_version) {
+    if (!keys_are({"name"}) && !keys_are({"name", "version"})) {
+      Refuse(variable, variable + " must contain 'name' and optional 'version'");
+    }
+  } else if (!keys_are({"name", "version"})) {
+    Refuse(variable, variable + " must contain exactly 'name' and 'version'");
+  }
+  for (const auto& [key, value] : metadata.items()) {
+    if (!value.is_string() || value.get_ref<const std::string&>().empty()) {
+      Refuse(variable, variable + (optional_version ? " values must be non-empty strings"
+                                                    : " name and version must be non-empty strings"));
+    }
+  }
+  return metadata;
+}
+
+Json BackendMetadata(const std::string& raw) {
+  return ComponentMetadata("KV_OFFLOAD_BACKEND_METADATA", raw, true);
+}
+
+Json RouterMetadata(const std::string& raw) {
+  return ComponentMetadata("ROUTER_METADATA", raw, false);
+}
+
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -1040,6 +1075,10 @@ AgenticIdentity IdentityFromEnvironment(const std::function<std::optional<std::s
   id.decode = workers("DECODE");
   id.kv_offloading = str("KV_OFFLOADING");
   id.kv_offload_backend = lookup("KV_OFFLOAD_BACKEND").value_or("");
+  id.kv_offload_backend_metadata = lookup("KV_OFFLOAD_BACKEND_METADATA").value_or("");
+  id.recipe_fingerprint = lookup("RECIPE_FINGERPRINT").value_or("");
+  id.router_metadata = lookup("ROUTER_METADATA").value_or("");
+  id.kv_p2p_transfer = lookup("KV_P2P_TRANSFER").value_or("");
   id.total_cpu_dram_gb = integer("TOTAL_CPU_DRAM_GB", 0);
   id.result_filename = str("RESULT_FILENAME");
   return id;
@@ -1087,13 +1126,17 @@ AgenticArtifacts ReadAgenticArtifacts(const std::string& result_dir) {
 
 Json AgenticAggregate(const AgenticArtifacts& artifacts, const AgenticIdentity& id, const ExpectedOutputs& expected) {
   if (id.kv_offloading.empty()) Refuse("KV_OFFLOADING", "Missing required environment variable: KV_OFFLOADING");
+  const Json backend = BackendMetadata(id.kv_offload_backend_metadata);
   if (id.kv_offloading == "none") {
-    if (!id.kv_offload_backend.empty()) {
+    if (!id.kv_offload_backend.empty() || !backend.is_null()) {
       Refuse("KV_OFFLOAD_BACKEND", "KV_OFFLOAD_BACKEND must be empty when KV_OFFLOADING=none");
     }
-  } else if (id.kv_offload_backend.empty() || id.kv_offload_backend == "none") {
+  } else if (id.kv_offload_backend.empty() || id.kv_offload_backend == "none" || backend.is_null()) {
     Refuse("KV_OFFLOAD_BACKEND", "KV_OFFLOAD_BACKEND is required when KV_OFFLOADING is enabled");
+  } else if (backend["name"] != id.kv_offload_backend) {
+    Refuse("KV_OFFLOAD_BACKEND", "KV_OFFLOAD_BACKEND must match KV_OFFLOAD_BACKEND_METADATA.name");
   }
+  const Json router = RouterMetadata(id.router_metadata);
   const Shape shape = GpuShape(id);
 
   std::vector<const ProfileRecord*> kept;
@@ -1134,6 +1177,7 @@ Json AgenticAggregate(const AgenticArtifacts& artifacts, const AgenticIdentity& 
   agg["hw"] = id.runner_type;
   agg["conc"] = id.conc;
   agg["image"] = id.image;
+  agg["recipe_fingerprint"] = id.recipe_fingerprint;
   agg["model"] = id.model;
   agg["infmax_model_prefix"] = id.model_prefix;
   agg["framework"] = id.framework;
@@ -1146,12 +1190,14 @@ Json AgenticAggregate(const AgenticArtifacts& artifacts, const AgenticIdentity& 
   agg["ep"] = shape.ep;
   agg["dp_attention"] = shape.dp_attention;
   agg["kv_offloading"] = id.kv_offloading;
-  agg["kv_offload_backend"] = id.kv_offload_backend;
+  agg["kv_offload_backend"] = backend;
   agg["allocated_cpu_dram_gb"] = id.total_cpu_dram_gb;
   agg["num_requests_total"] = total;
   agg["num_requests_successful"] = kept.size();
   agg["request_accounting"] = std::move(accounting);
   for (const auto& [k, v] : shape.fields.items()) agg[k] = v;
+  if (!router.is_null()) agg["router"] = router;
+  if (!id.kv_p2p_transfer.empty()) agg["kv_p2p_transfer"] = id.kv_p2p_transfer;
   if (artifacts.summary && artifacts.summary->dataset.is_object()) agg["dataset"] = artifacts.summary->dataset;
 
   Json request = Json::object();

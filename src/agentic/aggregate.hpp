@@ -48,10 +48,16 @@ struct AgenticIdentity {
     std::string dp_attention = "false";  ///< [*_DP_ATTN].
     std::string hardware;                ///< [*_HARDWARE] (both sides or neither).
   };
-  Workers prefill;                     ///< Multinode only.
-  Workers decode;                      ///< Multinode only.
-  std::string kv_offloading;           ///< [KV_OFFLOADING] (required): "none" or "dram".
-  std::string kv_offload_backend;      ///< [KV_OFFLOAD_BACKEND]: empty iff offloading is none.
+  Workers prefill;                 ///< Multinode only.
+  Workers decode;                  ///< Multinode only.
+  std::string kv_offloading;       ///< [KV_OFFLOADING] (required): "none" or "dram".
+  std::string kv_offload_backend;  ///< [KV_OFFLOAD_BACKEND]: empty iff offloading is none.
+  /// [KV_OFFLOAD_BACKEND_METADATA]: JSON `{"name"[, "version"]}` naming the backend, required when
+  /// offloading is on; written as the aggregate's `kv_offload_backend` (null when offloading is none).
+  std::string kv_offload_backend_metadata;
+  std::string recipe_fingerprint;      ///< [RECIPE_FINGERPRINT].
+  std::string router_metadata;         ///< [ROUTER_METADATA]: JSON `{"name", "version"}`, optional.
+  std::string kv_p2p_transfer;         ///< [KV_P2P_TRANSFER], optional.
   std::int64_t total_cpu_dram_gb = 0;  ///< [TOTAL_CPU_DRAM_GB] → `allocated_cpu_dram_gb`.
   std::string result_filename;         ///< [RESULT_FILENAME], without .json.
 };

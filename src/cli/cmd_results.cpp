@@ -1,4 +1,4 @@
-// `infermark results process|power|agentic-power|ingest|list|show|export|compare`: InferenceX's result
+// `infermark results process|power|power-multinode|agentic-power|ingest|list|show|export|compare`: InferenceX's result
 // processing and power aggregation, the results store and run comparison. All logic lives in
 // src/results/.
 
@@ -24,6 +24,7 @@
 #include "results/indented_json.hpp"
 #include "results/ingest.hpp"
 #include "results/ingest_inferencex_app.hpp"
+#include "results/multinode_power.hpp"
 #include "results/power_aggregation.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
@@ -145,6 +146,56 @@ int ProcessPower(const std::string& input, const std::string& stem, const std::s
   return outcome.exit_code;
 }
 
+// $NAME, or `fallback` when it is unset or empty.
+std::string EnvironmentOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+}
+
+// process_result.py's multi-node power step: srt-slurm's DCGM package ($POWER_ARTIFACT_DIR,
+// LOGS/power by default) validated and integrated over the result's window into the written agg
+// record, power_validation_<name>.json beside it; an unexpected failure is recorded as
+// aggregation_internal_error. Returns the power exit status. A result already patched keeps its
+// power when there is no package.
+int ProcessMultinodePower(const std::string& input, const std::string& stem, const std::string& agg_path,
+                          const Json& result, const Json& agg, bool require_power) {
+  results::MultinodePowerOptions options;
+  options.power_dir = EnvironmentOr("POWER_ARTIFACT_DIR", "LOGS/power");
+  std::error_code ec;
+  if (!fs::is_directory(options.power_dir, ec) && result.contains("power_valid")) return kExitOk;
+  options.logs_root = EnvironmentOr("POWER_RESULT_ROOT", "LOGS");
+  options.bench_result = input;
+  options.agg_result = agg_path;
+  options.prefill_gpus = agg["num_prefill_gpu"].get<long long>();
+  options.decode_gpus = agg["num_decode_gpu"].get<long long>();
+  if (const char* sha = std::getenv("POWER_PRODUCER_SHA"); sha != nullptr && *sha != '\0') {
+    options.expected_producer_sha = sha;
+  }
+  options.validation_result = (fs::path(agg_path).parent_path() / ("power_validation_" + stem + ".json")).string();
+  options.require_power = require_power;
+  results::MultinodePowerOutcome outcome;
+  try {
+    outcome = results::RunMultinodePowerAggregation(options);
+  } catch (const std::exception& e) {
+    std::cerr << "[results process] power aggregation failed: " << e.what() << '\n';
+    results::PowerRunOptions fallback;
+    fallback.csv = options.power_dir;
+    fallback.bench_result = input;
+    fallback.agg_result = agg_path;
+    fallback.expected_num_gpus = options.prefill_gpus + options.decode_gpus;
+    fallback.validation_result = options.validation_result;
+    fallback.require_power = require_power;
+    const results::PowerRunOutcome recorded = results::RecordPowerFailure(
+        fallback, {"aggregation_internal_error"},
+        {{"internal_error", {{"type", "InputError"}, {"message", std::string(e.what()).substr(0, 500)}}}});
+    for (const std::string& message : recorded.messages) std::cerr << "[results process] " << message << '\n';
+    return recorded.exit_code;
+  }
+  for (const std::string& message : outcome.messages) std::cerr << "[results process] " << message << '\n';
+  if (!outcome.summary.empty()) std::cerr << "[results process] " << outcome.summary << '\n';
+  return outcome.exit_code;
+}
+
 int RunProcess(ProcessCommand& cmd) {
   ProcessSettings settings = results::SettingsFromEnvironment();
   settings.Overlay(cmd.flags.Given());
@@ -196,8 +247,11 @@ int RunProcess(ProcessCommand& cmd) {
   const std::string out_path = cmd.output.empty() ? "agg_" + stem + ".json" : cmd.output;
   WriteFileAtomic(out_path, results::DumpJsonIndented(agg, 2));
   int status = kExitOk;
-  if (!agentic && !IsTrue(settings.Get("IS_MULTINODE"))) {
-    status = ProcessPower(input, stem, out_path, result, agg, cmd.require_power || RequirePowerFromEnvironment());
+  const bool require_power = cmd.require_power || RequirePowerFromEnvironment();
+  if (!agentic && IsTrue(settings.Get("IS_MULTINODE"))) {
+    status = ProcessMultinodePower(input, stem, out_path, result, agg, require_power);
+  } else if (!agentic) {
+    status = ProcessPower(input, stem, out_path, result, agg, require_power);
   }
   if (!cmd.quiet) std::cout << ReadFile(out_path) << '\n';
   return status;
@@ -242,6 +296,32 @@ int RunPower(PowerCommand& cmd) {
   const results::PowerRunOutcome outcome = results::RunPowerAggregation(options);
   for (const std::string& message : outcome.messages) std::cerr << "[results power] " << message << '\n';
   if (!outcome.summary.empty()) std::cout << "[results power] " << outcome.summary << '\n';
+  return outcome.exit_code;
+}
+
+// --- power-multinode -------------------------------------------------------------------------
+
+struct MultinodePowerCommand {
+  results::MultinodePowerOptions options;
+  std::string prefill_gpus;
+  std::string decode_gpus;
+  std::string expected_producer_sha;
+  std::string validation_result;
+  bool require_power = false;
+};
+
+int RunMultinodePower(MultinodePowerCommand& cmd) {
+  results::MultinodePowerOptions options = cmd.options;
+  options.prefill_gpus = CountArgument(cmd.prefill_gpus, "--prefill-gpus");
+  options.decode_gpus = CountArgument(cmd.decode_gpus, "--decode-gpus");
+  const std::string sha =
+      cmd.expected_producer_sha.empty() ? EnvironmentOr("POWER_PRODUCER_SHA", "") : cmd.expected_producer_sha;
+  if (!sha.empty()) options.expected_producer_sha = sha;
+  if (!cmd.validation_result.empty()) options.validation_result = cmd.validation_result;
+  options.require_power = cmd.require_power || RequirePowerFromEnvironment();
+  const results::MultinodePowerOutcome outcome = results::RunMultinodePowerAggregation(options);
+  for (const std::string& message : outcome.messages) std::cerr << "[results power-multinode] " << message << '\n';
+  if (!outcome.summary.empty()) std::cout << "[results power-multinode] " << outcome.summary << '\n';
   return outcome.exit_code;
 }
 
@@ -474,6 +554,34 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   pw->add_flag("--require-power", power->require_power,
                "Exit 1 when power is invalid, after writing both files (also REQUIRE_POWER=1|true|yes)");
   pw->callback([power, &result] { result.exit_code = RunPower(*power); });
+
+  auto multinode_power = std::make_shared<MultinodePowerCommand>();
+  multinode_power->options.power_dir = EnvironmentOr("POWER_ARTIFACT_DIR", "LOGS/power");
+  multinode_power->options.logs_root = EnvironmentOr("POWER_RESULT_ROOT", "LOGS");
+  auto* mp = results_cmd->add_subcommand(
+      "power-multinode",
+      "GPU power of a multi-node row from srt-slurm's DCGM package, as InferenceX's aggregate_power_multinode.py: "
+      "the package revalidated, whole-deployment and per-role energy in the agg record and the "
+      "power_validation_*.json sidecar");
+  mp->add_option("--power-dir", multinode_power->options.power_dir,
+                 "Package folder with manifest.json, samples.csv and windows/ (default: $POWER_ARTIFACT_DIR or "
+                 "LOGS/power)");
+  mp->add_option("--logs-root", multinode_power->options.logs_root,
+                 "Folder the windows' result_path values resolve under (default: $POWER_RESULT_ROOT or LOGS)");
+  mp->add_option("--bench-result", multinode_power->options.bench_result,
+                 "Client result JSON (the processed copy: window, counts, max_concurrency)")
+      ->required();
+  mp->add_option("--agg-result", multinode_power->options.agg_result, "agg_*.json record to patch in place")
+      ->required();
+  mp->add_option("--prefill-gpus", multinode_power->prefill_gpus, "The row's prefill GPUs (PREFILL_GPUS)")->required();
+  mp->add_option("--decode-gpus", multinode_power->decode_gpus, "The row's decode GPUs (DECODE_GPUS)")->required();
+  mp->add_option("--expected-producer-sha", multinode_power->expected_producer_sha,
+                 "srt-slurm git commit the package must name (default: $POWER_PRODUCER_SHA; none is invalid)");
+  mp->add_option("--validation-result", multinode_power->validation_result,
+                 "Sidecar path (default: power_validation_<result name>.json beside the client result)");
+  mp->add_flag("--require-power", multinode_power->require_power,
+               "Exit 1 when power is invalid, after writing both files (also REQUIRE_POWER=1|true|yes)");
+  mp->callback([multinode_power, &result] { result.exit_code = RunMultinodePower(*multinode_power); });
 
   auto agentic_power = std::make_shared<AgenticPowerCommand>();
   auto* ap = results_cmd->add_subcommand(

@@ -19,23 +19,11 @@ namespace {
 
 constexpr const char* kIntegrationMethod = "per_device_trapezoidal_with_linear_boundary_interpolation";
 
-void AddReason(std::vector<std::string>& reasons, const std::string& reason) {
-  if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
-}
-
 [[noreturn]] void ReferenceFails(const std::string& path, const std::string& rule) {
   throw InputError(Diagnostic{{path, 0, 0}, "", "", rule});
 }
 
-// The client result's window and counts (the reference's BenchmarkData).
-struct Benchmark {
-  double start = 0;
-  double end = 0;
-  double duration = 0;
-  long long completed = 0;
-  long long input_tokens = 0;
-  long long output_tokens = 0;
-};
+using Benchmark = PowerBenchmark;
 
 bool IsValidUtf8(const std::string& text) {
   return DecodeUtf8Replace(text) == text;
@@ -63,7 +51,9 @@ bool IsNumber(const Json& v) {
   return v.is_number() && !v.is_boolean();
 }
 
-std::optional<Benchmark> LoadBenchmark(const std::string& path, std::vector<std::string>& reasons) {
+}  // namespace
+
+std::optional<PowerBenchmark> LoadPowerBenchmark(const std::string& path, std::vector<std::string>& reasons) {
   std::optional<Json> bench;
   try {
     bench = ReadJson(path);
@@ -97,12 +87,12 @@ std::optional<Benchmark> LoadBenchmark(const std::string& path, std::vector<std:
   reasons.clear();
   const double integration = b.end - b.start;
   if (std::fabs(b.duration - integration) > std::max(0.5, integration * 0.01)) {
-    AddReason(reasons, "benchmark_duration_mismatch");
+    AddPowerReason(reasons, "benchmark_duration_mismatch");
   }
   const auto count = [&](const char* key, const char* reason) -> long long {
     const Json v = get(key);
     if (!v.is_number_integer() || v.get<long long>() <= 0) {
-      AddReason(reasons, reason);
+      AddPowerReason(reasons, reason);
       return 0;
     }
     return v.get<long long>();
@@ -112,6 +102,8 @@ std::optional<Benchmark> LoadBenchmark(const std::string& path, std::vector<std:
   b.output_tokens = count("total_output_tokens", "invalid_output_token_count");
   return b;
 }
+
+namespace {
 
 Json DerivedMetrics(const PowerIntegration& integration, const Benchmark& b) {
   const double energy = *integration.total_gpu_energy_j;
@@ -130,9 +122,10 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The agg record with its power fields replaced; an error message where the reference reports
-// `aggregate_result_unwritable`.
-std::optional<std::string> PatchAggregate(const std::string& path, bool power_valid, const Json& metrics) {
+}  // namespace
+
+std::optional<std::string> PatchPowerAggregate(const std::string& path, bool power_valid, const Json& metrics,
+                                               const std::vector<std::string>& owned_keys) {
   std::optional<Json> data;
   try {
     data = ReadJson(path);
@@ -143,7 +136,7 @@ std::optional<std::string> PatchAggregate(const std::string& path, bool power_va
   if (!data->is_object()) {
     ReferenceFails(path, "the agg record must be a JSON object (InferenceX's aggregate_power.py fails here too)");
   }
-  for (const char* key : kPowerMetricKeys) data->erase(key);
+  for (const std::string& key : owned_keys) data->erase(key);
   (*data)["power_metric_schema_version"] = kPowerMetricSchemaVersion;
   (*data)["power_valid"] = power_valid ? 1 : 0;
   data->erase("power_invalid_reasons");
@@ -162,6 +155,30 @@ std::optional<std::string> PatchAggregate(const std::string& path, bool power_va
   return std::nullopt;
 }
 
+void AddPowerReason(std::vector<std::string>& reasons, const std::string& reason) {
+  if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) reasons.push_back(reason);
+}
+
+Json PowerBenchmarkWindow(const std::optional<PowerBenchmark>& bench) {
+  if (!bench) return nullptr;
+  Json window = Json::object();
+  window["start_time_unix"] = bench->start;
+  window["end_time_unix"] = bench->end;
+  window["reported_duration_s"] = bench->duration;
+  window["integration_duration_s"] = bench->end - bench->start;
+  window["completed"] = bench->completed;
+  window["total_input_tokens"] = bench->input_tokens;
+  window["total_output_tokens"] = bench->output_tokens;
+  return window;
+}
+
+namespace {
+
+const std::vector<std::string>& SingleNodeKeys() {
+  static const std::vector<std::string> keys(std::begin(kPowerMetricKeys), std::end(kPowerMetricKeys));
+  return keys;
+}
+
 template <typename T>
 Json PairsObject(const std::vector<std::pair<std::string, T>>& pairs) {
   Json out = Json::object();
@@ -172,17 +189,7 @@ Json PairsObject(const std::vector<std::pair<std::string, T>>& pairs) {
 Json Sidecar(const PowerRunOptions& options, const std::optional<Benchmark>& bench, const PowerIntegration& integration,
              bool power_valid, const std::vector<std::string>& reasons, const Json& metrics,
              const Json& accumulator_check) {
-  Json window = nullptr;
-  if (bench) {
-    window = Json::object();
-    window["start_time_unix"] = bench->start;
-    window["end_time_unix"] = bench->end;
-    window["reported_duration_s"] = bench->duration;
-    window["integration_duration_s"] = bench->end - bench->start;
-    window["completed"] = bench->completed;
-    window["total_input_tokens"] = bench->input_tokens;
-    window["total_output_tokens"] = bench->output_tokens;
-  }
+  const Json window = PowerBenchmarkWindow(bench);
   Json rounded = Json::object();
   for (const auto& [key, value] : metrics.items()) {
     if (std::isfinite(value.get<double>())) rounded[key] = PythonRound(value.get<double>(), 6);
@@ -235,11 +242,11 @@ PowerRunOutcome RunPowerAggregation(const PowerRunOptions& options) {
   }
 
   std::vector<std::string> bench_reasons;
-  const std::optional<Benchmark> bench = LoadBenchmark(options.bench_result, bench_reasons);
+  const std::optional<Benchmark> bench = LoadPowerBenchmark(options.bench_result, bench_reasons);
   out.integration = bench ? IntegratePower(options.csv, bench->start, bench->end, options.expected_num_gpus)
                           : EmptyPowerIntegration(options.expected_num_gpus, bench_reasons);
   std::vector<std::string> reasons = bench_reasons;
-  for (const std::string& reason : out.integration.reasons) AddReason(reasons, reason);
+  for (const std::string& reason : out.integration.reasons) AddPowerReason(reasons, reason);
 
   bool power_valid = reasons.empty();
   Json metrics = Json::object();
@@ -247,11 +254,11 @@ PowerRunOutcome RunPowerAggregation(const PowerRunOptions& options) {
 
   std::error_code ec;
   if (options.agg_result.empty() || !std::filesystem::is_regular_file(options.agg_result, ec)) {
-    AddReason(reasons, "aggregate_result_missing");
+    AddPowerReason(reasons, "aggregate_result_missing");
     power_valid = false;
     metrics = Json::object();
-  } else if (const auto error = PatchAggregate(options.agg_result, power_valid, metrics)) {
-    AddReason(reasons, "aggregate_result_unwritable");
+  } else if (const auto error = PatchPowerAggregate(options.agg_result, power_valid, metrics, SingleNodeKeys())) {
+    AddPowerReason(reasons, "aggregate_result_unwritable");
     power_valid = false;
     metrics = Json::object();
     out.messages.push_back("Failed to patch " + PythonPathText(options.agg_result) + ": " + *error);
@@ -302,7 +309,7 @@ PowerRunOutcome RecordPowerFailure(const PowerRunOptions& options, const std::ve
   std::error_code ec;
   const std::optional<std::string> error =
       std::filesystem::is_regular_file(options.agg_result, ec)
-          ? PatchAggregate(options.agg_result, false, Json::object())
+          ? PatchPowerAggregate(options.agg_result, false, Json::object(), SingleNodeKeys())
           : std::optional<std::string>("No such file or directory: " + PythonPathText(options.agg_result));
   if (error) {
     out.messages.push_back("Failed to record adapter failure: " + *error);

@@ -57,6 +57,38 @@ struct PowerRunOutcome {
   std::string summary;                ///< What it prints on standard output when power is valid.
 };
 
+/// A client result's window and counts as the power aggregations read them (the reference's
+/// BenchmarkData).
+struct PowerBenchmark {
+  double start = 0;             ///< `benchmark_start_time_unix`.
+  double end = 0;               ///< `benchmark_end_time_unix`.
+  double duration = 0;          ///< `duration` as reported.
+  long long completed = 0;      ///< Successful requests; 0 when not a positive integer.
+  long long input_tokens = 0;   ///< `total_input_tokens`; 0 when not a positive integer.
+  long long output_tokens = 0;  ///< `total_output_tokens`; 0 when not a positive integer.
+};
+
+/// The client result at `path` read as the reference's `_load_benchmark_data`: nullopt with
+/// `invalid_benchmark_result` or `invalid_benchmark_window` in `reasons`; else the window with the
+/// count and duration problems in `reasons` (`benchmark_duration_mismatch`,
+/// `invalid_successful_query_count`, `invalid_{input,output}_token_count`). Throws InputError
+/// where the reference fails with a traceback (not UTF-8, not an object).
+std::optional<PowerBenchmark> LoadPowerBenchmark(const std::string& path, std::vector<std::string>& reasons);
+
+/// The sidecar's `benchmark_window` object for `bench` (null when absent).
+Json PowerBenchmarkWindow(const std::optional<PowerBenchmark>& bench);
+
+/// The agg record at `path` patched in place as the reference's `_patch_power_result`: every key
+/// of `owned_keys` removed, `power_metric_schema_version` and `power_valid` set,
+/// `power_invalid_reasons` removed, and when valid each metric of `metrics` (in its order) rounded
+/// to 3 digits (`_w`, `_j`) or 6. Returns the error where the reference reports
+/// `aggregate_result_unwritable`; throws InputError where it fails with a traceback (not an object).
+std::optional<std::string> PatchPowerAggregate(const std::string& path, bool power_valid, const Json& metrics,
+                                               const std::vector<std::string>& owned_keys);
+
+/// Adds `reason` to `reasons` unless it is there (discovery order kept).
+void AddPowerReason(std::vector<std::string>& reasons, const std::string& reason);
+
 /// Runs the aggregation. Bad telemetry, windows or counts are reason codes, never exceptions.
 /// Throws InputError where the reference itself fails with a traceback: the client result is
 /// JSON but not an object or not UTF-8, the agg record is JSON but not an object, or a path names

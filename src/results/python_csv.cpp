@@ -39,11 +39,12 @@ int SequenceLength(std::string_view text, std::size_t at) {
 
 enum class State { kStartRecord, kStartField, kInField, kInQuotedField, kQuoteInQuotedField, kEatCrNl };
 
-// CPython's _csv reader state machine for the excel dialect with skipinitialspace, fed one line
-// at a time (the line includes its terminator), then an end-of-line marker.
+// CPython's _csv reader state machine for the excel dialect (skipinitialspace optional), fed one
+// line at a time (the line includes its terminator), then an end-of-line marker.
 class Parser {
  public:
-  explicit Parser(std::vector<std::vector<std::string>>& records) : records_(records) {}
+  Parser(std::vector<std::vector<std::string>>& records, bool skip_initial_space)
+      : records_(records), skip_initial_space_(skip_initial_space) {}
 
   // False when a field grew past the size limit.
   bool Line(std::string_view line) {
@@ -99,7 +100,7 @@ class Parser {
           EndRecordOn(false);
         } else if (c == '"') {
           state_ = State::kInQuotedField;
-        } else if (c == ' ') {
+        } else if (c == ' ' && skip_initial_space_) {
         } else if (c == ',') {
           SaveField();
         } else {
@@ -169,6 +170,7 @@ class Parser {
   }
 
   std::vector<std::vector<std::string>>& records_;
+  bool skip_initial_space_ = true;
   std::vector<std::string> fields_;
   std::string field_;
   std::size_t field_chars_ = 0;
@@ -200,10 +202,10 @@ std::string_view StripPython(std::string_view text) {
   return text;
 }
 
-CsvDict ParseCsvDict(std::string_view raw) {
-  const std::string text = DecodeUtf8Replace(raw);
+std::vector<std::vector<std::string>> ParseCsvRecords(std::string_view text, bool skip_initial_space,
+                                                      bool& read_error) {
   std::vector<std::vector<std::string>> records;
-  Parser parser(records);
+  Parser parser(records, skip_initial_space);
   bool ok = true;
   std::size_t at = 0;
   while (ok && at < text.size()) {
@@ -220,9 +222,16 @@ CsvDict ParseCsvDict(std::string_view raw) {
     at = end;
   }
   if (ok) parser.Finish();
+  read_error = !ok;
+  return records;
+}
 
+CsvDict ParseCsvDict(std::string_view raw) {
+  const std::string text = DecodeUtf8Replace(raw);
+  bool read_error = false;
+  std::vector<std::vector<std::string>> records = ParseCsvRecords(text, true, read_error);
   CsvDict dict;
-  dict.read_error = !ok;
+  dict.read_error = read_error;
   if (records.empty()) return dict;
   dict.has_header = true;
   for (const std::string& name : records.front()) dict.header.emplace_back(StripPython(name));

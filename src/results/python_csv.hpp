@@ -38,6 +38,11 @@ struct CsvDict {
 /// `text` (raw file bytes) parsed as above.
 CsvDict ParseCsvDict(std::string_view text);
 
+/// Every record of `text` (UTF-8) as `csv.reader(open(f, newline=""))` yields them: blank lines as
+/// empty records, spaces after a delimiter kept unless `skip_initial_space`. `read_error` is set
+/// when reading stopped at a field longer than kCsvFieldLimit (`records` holds those before it).
+std::vector<std::vector<std::string>> ParseCsvRecords(std::string_view text, bool skip_initial_space, bool& read_error);
+
 /// `text` with every invalid UTF-8 sequence replaced by U+FFFD, as Python's `errors="replace"`.
 std::string DecodeUtf8Replace(std::string_view text);
 

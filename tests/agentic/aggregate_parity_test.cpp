@@ -1,19 +1,19 @@
 // The agentic aggregate beside InferenceX's own `process_agentic_result`, run on the same
 // constructed artifact folders (tests/fixtures/agentic/artifacts_*, see artifacts_generator/) with
 // the same environment: every key, in the same order, with equal values (numbers within 1e-9
-// relative). Needs a copy of the reference under .reference/inferencex (never committed); skipped
-// without it or without a python3 that can import it.
+// relative). The reference runs from ../shared/reference/inferencex/ (tests/reference.hpp: skipped
+// without it or a python3 that imports it, failed under CI=true).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <regex>
 
 #include "agentic/aggregate.hpp"
 #include "core/file_io.hpp"
 #include "core/subprocess.hpp"
+#include "reference.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::agentic {
@@ -21,27 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Env = std::map<std::string, std::string>;
-
-const std::string kReferenceDir = test::SourcePath(".reference/inferencex");
-
-/// Why the reference cannot run here, or empty when it can.
-std::string ReferenceUnavailable() {
-  if (!fs::is_directory(kReferenceDir + "/utils/agentic/aggregation")) {
-    return "no copy of InferenceX's utils/agentic/aggregation under " + kReferenceDir;
-  }
-  ProcessResult probe;
-  try {
-    probe = RunCapture({"python3", "-c", "import utils.agentic.aggregation.process_agentic_result"}, kReferenceDir);
-  } catch (const std::exception& e) {
-    return std::string("python3 cannot be started: ") + e.what();
-  }
-  if (probe.exit_code == 0) return {};
-  std::smatch missing;
-  if (std::regex_search(probe.err, missing, std::regex(R"(No module named '([^']+)')"))) {
-    return "the reference needs Python module '" + missing[1].str() + "', which is not installed";
-  }
-  return "the reference does not import: " + probe.err;
-}
 
 /// Expected output lengths as the reference's trace_metadata derives them from a hub snapshot.
 ExpectedOutputs ExpectedFromTraces(const std::string& traces_jsonl) {
@@ -119,7 +98,7 @@ void ExpectParity(const ParityCase& c) {
   std::vector<std::string> argv{"env", "-i", "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + out_dir.string()};
   for (const auto& [k, v] : env) argv.push_back(k + "=" + v);
   for (const char* a : {"python3", "-m", "utils.agentic.aggregation.process_agentic_result"}) argv.emplace_back(a);
-  const ProcessResult ran = RunCapture(argv, kReferenceDir);
+  const ProcessResult ran = RunCapture(argv, test::ReferenceRoot());
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
   const Json reference = Json::parse(ReadFile((out_dir / (env["RESULT_FILENAME"] + ".json")).string()));
 
@@ -146,8 +125,8 @@ void ExpectParity(const ParityCase& c) {
 class AgenticAggregateParity : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string why = ReferenceUnavailable();
-    if (!why.empty()) GTEST_SKIP() << why;
+    INFERMARK_REQUIRE_REFERENCE({"utils/agentic/aggregation/process_agentic_result.py"},
+                                "import utils.agentic.aggregation.process_agentic_result");
   }
 };
 
@@ -166,6 +145,9 @@ TEST_F(AgenticAggregateParity, SingleNodeVllmWithOffload) {
                  {"PP_SIZE", "2"},
                  {"KV_OFFLOADING", "dram"},
                  {"KV_OFFLOAD_BACKEND", "native"},
+                 {"KV_OFFLOAD_BACKEND_METADATA", R"({"name": "native", "version": "1"})"},
+                 {"RECIPE_FINGERPRINT", "sha256:abc"},
+                 {"ROUTER_METADATA", R"({"name": "vllm-router", "version": "0.2"})"},
                  {"TOTAL_CPU_DRAM_GB", "512"}}});
 }
 

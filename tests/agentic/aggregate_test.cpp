@@ -200,7 +200,16 @@ TEST(Aggregate, UnknownServerMetricsAndBadOffloadSettingsAreRefused) {
   id.kv_offloading = "dram";
   EXPECT_THROW((void)AgenticAggregate(AgenticArtifacts{}, id, {}), InputError);
   id.kv_offload_backend = "lmcache";
-  EXPECT_NO_THROW((void)AgenticAggregate(AgenticArtifacts{}, id, {}));
+  EXPECT_THROW((void)AgenticAggregate(AgenticArtifacts{}, id, {}), InputError);  // no metadata
+  id.kv_offload_backend_metadata = R"({"name": "native"})";
+  EXPECT_THROW((void)AgenticAggregate(AgenticArtifacts{}, id, {}), InputError);  // names another backend
+  id.kv_offload_backend_metadata = R"({"name": "lmcache", "extra": "x"})";
+  EXPECT_THROW((void)AgenticAggregate(AgenticArtifacts{}, id, {}), InputError);
+  id.kv_offload_backend_metadata = R"({"name": "lmcache", "version": "0.3"})";
+  const Json agg = AgenticAggregate(AgenticArtifacts{}, id, {});
+  EXPECT_EQ(agg["kv_offload_backend"], Json::parse(R"({"name": "lmcache", "version": "0.3"})"));
+  id.router_metadata = R"({"name": "r"})";
+  EXPECT_THROW((void)AgenticAggregate(AgenticArtifacts{}, id, {}), InputError);  // router needs a version
 }
 
 TEST(AggregateIdentity, FromEnvironmentIncludingMultinodeShape) {

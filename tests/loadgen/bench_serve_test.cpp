@@ -14,6 +14,7 @@
 
 #include "core/file_io.hpp"
 #include "fake_openai_server.hpp"
+#include "reference.hpp"
 #include "run_binary.hpp"
 
 extern char** environ;
@@ -233,22 +234,41 @@ TEST_F(BenchServe, DurationStopsSendingAndTheRunStaysComplete) {
   EXPECT_EQ(j["completed"], j["infermark"]["attempted"]);  // in-flight requests finished normally
 }
 
-TEST_F(BenchServe, InferenceXPostProcessorReadsTheResultUnchanged) {
-  // The reference's utils/process_result.py is kept out of the repository (.ref, git-ignored).
-  const std::string script = SourcePath(".ref/utils/process_result.py");
-  if (!fs::exists(script) || RunCapture({"python3", "--version"}).exit_code != 0) {
-    GTEST_SKIP() << "no " << script << " or python3";
-  }
+// The parity half of the suite: InferenceX's utils/process_result.py (from
+// ../shared/reference/inferencex/, see tests/reference.hpp) reads the result unchanged.
+class BenchServeParity : public BenchServe {};
+
+TEST_F(BenchServeParity, InferenceXPostProcessorReadsTheResultUnchanged) {
+  INFERMARK_REQUIRE_REFERENCE({"utils/process_result.py"});
+  const std::string script = ReferencePath("utils/process_result.py");
   FakeOpenAiServer server({});
   ASSERT_EQ(RunInfermark(
                 Args(server.port(), {"--num-prompts", "8", "--max-concurrency", "2", "--result-filename", "RF.json"}))
                 .exit_code,
             0);
-  const auto processed =
-      RunCapture({"env", "RUNNER_TYPE=h100", "FRAMEWORK=vllm", "PRECISION=bf16", "SPEC_DECODING=none",
-                  "RESULT_FILENAME=RF", "ISL=32", "OSL=8", "DISAGG=false", "MODEL_PREFIX=fake", "IMAGE=none", "TP=2",
-                  "EP_SIZE=1", "DP_ATTENTION=false", "python3", script},
-                 dir_.string());
+  const auto processed = RunCapture({"env",
+                                     "-u",
+                                     "REQUIRE_POWER",
+                                     "-u",
+                                     "IS_MULTINODE",
+                                     "-u",
+                                     "GPU_METRICS_CSV",
+                                     "RUNNER_TYPE=h100",
+                                     "FRAMEWORK=vllm",
+                                     "PRECISION=bf16",
+                                     "SPEC_DECODING=none",
+                                     "RESULT_FILENAME=RF",
+                                     "ISL=32",
+                                     "OSL=8",
+                                     "DISAGG=false",
+                                     "MODEL_PREFIX=fake",
+                                     "IMAGE=none",
+                                     "TP=2",
+                                     "EP_SIZE=1",
+                                     "DP_ATTENTION=false",
+                                     "python3",
+                                     script},
+                                    dir_.string());
   ASSERT_EQ(processed.exit_code, 0) << processed.err;
   const auto ours = nlohmann::json::parse(ReadFile((dir_ / "RF.json").string()));
   const auto agg = nlohmann::json::parse(ReadFile((dir_ / "agg_RF.json").string()));

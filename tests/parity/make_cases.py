@@ -12,7 +12,8 @@ Every path in the arguments is relative to tests/fixtures/inferencex (configs/..
 ../golden-matrix/), and the reference runs with that folder as its working directory. The C++ test
 runs `infermark matrix <args> --format json` from the same folder and compares.
 
-The reference script is not part of this repository. Point --reference at a checkout of it:
+The reference script is not part of this repository; the copy at InferenceX 843c6254f lives in
+../shared/reference/inferencex/ beside the source tree (the default), or point --reference at one:
 
     python3 tests/parity/make_cases.py --reference /path/to/utils/matrix_logic/generate_sweep_configs.py
 
@@ -38,7 +39,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 WORKDIR = REPO / "tests" / "fixtures" / "inferencex"
 DEFAULT_OUT = REPO / "tests" / "fixtures" / "matrix-parity" / "cases.jsonl"
-DEFAULT_REFERENCE = REPO / ".ref" / "utils" / "matrix_logic" / "generate_sweep_configs.py"
+DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "inferencex" / "utils" / "matrix_logic" / "generate_sweep_configs.py"
 
 MASTER = ["configs/amd-master.yaml", "configs/nvidia-master.yaml"]
 SEED = "../golden-matrix/seed-minimaxm3-fp4-mi355x-vllm.yaml"

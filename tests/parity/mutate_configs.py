@@ -5,7 +5,7 @@ Starting from real entries of tests/fixtures/inferencex/configs/*.yaml, this wri
 small single-entry master-config files (and runners.yaml variants), each breaking (or keeping) one
 rule, into tests/fixtures/validation-parity/. Every case gets the verdict of InferenceX's own
 validator (utils/matrix_logic/validation.py, which is NOT part of this repository: pass its folder
-with --reference, default .ref/utils/matrix_logic). tests/catalog/validation_parity_test.cpp then
+with --reference, default ../shared/reference/inferencex/utils/matrix_logic). tests/catalog/validation_parity_test.cpp then
 checks that infermark's catalog readers reach the same verdict.
 
 Mutations that fall under infermark's deliberate differences are not generated (lax coercion of
@@ -33,7 +33,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "tests" / "fixtures" / "inferencex" / "configs"
 DEFAULT_OUT = ROOT / "tests" / "fixtures" / "validation-parity"
-DEFAULT_REFERENCE = ROOT / ".ref" / "utils" / "matrix_logic"
+DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "inferencex" / "utils" / "matrix_logic"
 
 DELETE = object()  # marker value: remove the key at a path
 
@@ -843,7 +843,7 @@ def reference_verdict(validation: Any, path: Path, kind: str) -> tuple[bool, str
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE,
-                        help="folder holding InferenceX's validation.py (default: .ref/utils/matrix_logic)")
+                        help="folder holding InferenceX's validation.py (default: ../shared/reference/inferencex/utils/matrix_logic)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
     args = parser.parse_args()
     if not (args.reference / "validation.py").is_file():

@@ -3,8 +3,8 @@
 // times, warm-up and failed records left out, nested artifact folders, and the power aggregation's
 // own outcomes. Both run on their own copy of each case and must agree on the exit status and, byte
 // for byte, on the patched aggregate, agentic_power_window.json and power_validation.json. The
-// adapter imports `utils.aggregate_power`; it is pointed at the package form (power/), which
-// `results power` mirrors byte for byte. Skipped without the reference copies.
+// adapter and the `utils.aggregate_power` it imports run from ../shared/reference/inferencex/
+// (tests/reference.hpp: skipped without them, failed under CI=true).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -20,6 +20,7 @@
 #include "core/file_io.hpp"
 #include "core/json_text.hpp"
 #include "core/subprocess.hpp"
+#include "reference.hpp"
 #include "test_paths.hpp"
 
 namespace infermark {
@@ -171,18 +172,10 @@ std::vector<Case> Cases() {
 }
 
 TEST(AgenticPowerParity, AdapterMatchesTheReference) {
-  const std::string ref = test::SourcePath(".reference/inferencex/utils");
-  if (!fs::exists(ref + "/agentic/aggregation/power_adapter.py") || !fs::exists(ref + "/power/aggregate_power.py")) {
-    GTEST_SKIP() << "no reference copies in .reference/inferencex/utils/ (see .reference/inferencex/SOURCES.md)";
-  }
+  INFERMARK_REQUIRE_REFERENCE({"utils/agentic/aggregation/power_adapter.py", "utils/aggregate_power.py"},
+                              "import utils.agentic.aggregation.power_adapter");
   const fs::path root = fs::temp_directory_path() / ("infermark_agentic_power_" + std::to_string(::getpid()));
   fs::remove_all(root);
-  // `utils.aggregate_power` as the package form; the agentic package as copied.
-  fs::create_directories(root / "py" / "utils");
-  std::ofstream(root / "py" / "utils" / "aggregate_power.py")
-      << "from power.aggregate_power import (_empty_integration, _patch_power_result, _validation_payload,\n"
-         "    _write_json_atomic, run)\n";
-  fs::create_directory_symlink(ref + "/agentic", root / "py" / "utils" / "agentic");
 
   std::set<std::string> reasons;
   int cases = 0;
@@ -205,7 +198,7 @@ TEST(AgenticPowerParity, AdapterMatchesTheReference) {
                                       "-u",
                                       "REQUIRE_POWER",
                                       "TZ=UTC",
-                                      "PYTHONPATH=" + (root / "py").string() + ":" + ref,
+                                      "PYTHONPATH=" + test::ReferenceRoot(),
                                       "python3",
                                       "-m",
                                       "utils.agentic.aggregation.power_adapter"};

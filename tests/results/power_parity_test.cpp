@@ -3,7 +3,9 @@
 // the exit status, every key, order and value of the patched agg record and of the
 // power_validation sidecar (numbers within 1e-9 relative). Real H200 captures placed in
 // tests/fixtures/power/h200/ (<name>.csv beside its client result <name>.json, which may add
-// "expected_num_gpus" and "tz") are compared the same way. Skipped without a reference copy.
+// "expected_num_gpus" and "tz") are compared the same way. The reference is utils/aggregate_power.py
+// of the copy under ../shared/reference/inferencex/ (tests/reference.hpp: skipped without it,
+// failed under CI=true).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "core/file_io.hpp"
 #include "core/json_text.hpp"
 #include "core/subprocess.hpp"
+#include "reference.hpp"
 #include "test_paths.hpp"
 
 namespace infermark {
@@ -297,10 +300,8 @@ std::optional<Json> ReadJsonFile(const fs::path& path) {
 class PowerParity : public ::testing::Test {
  protected:
   void SetUp() override {
-    package_ = test::SourcePath(".reference/inferencex/utils");
-    if (!fs::exists(package_ + "/power/aggregate_power.py")) {
-      GTEST_SKIP() << "no reference copy at .reference/inferencex/utils/power/ (see .reference/inferencex/SOURCES.md)";
-    }
+    INFERMARK_REQUIRE_REFERENCE({"utils/aggregate_power.py"});
+    script_ = test::ReferencePath("utils/aggregate_power.py");
     setenv("TZ", kTz, 1);
     tzset();
     root_ = fs::temp_directory_path() / ("infermark_power_parity_" + std::to_string(::getpid()));
@@ -308,11 +309,11 @@ class PowerParity : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  // Runs one case on both sides; returns the number of leaves compared.
-  void Compare(const Case& c, Tally& tally, const std::string& reference = "package") {
-    SCOPED_TRACE(c.name + " (" + reference + ")");
-    const fs::path ref_dir = root_ / c.name / ("ref_" + reference);
-    const fs::path our_dir = root_ / c.name / ("ours_" + reference);
+  // Runs one case on both sides, counting the leaves compared.
+  void Compare(const Case& c, Tally& tally) {
+    SCOPED_TRACE(c.name);
+    const fs::path ref_dir = root_ / c.name / "ref";
+    const fs::path our_dir = root_ / c.name / "ours";
     for (const fs::path& dir : {ref_dir, our_dir}) {
       fs::create_directories(dir);
       for (const auto& [name, text] : c.files) {
@@ -324,12 +325,7 @@ class PowerParity : public ::testing::Test {
                                   "--agg-result", "agg_bench.json",  "--expected-num-gpus", std::to_string(c.gpus)};
     if (!c.validation.empty()) args.insert(args.end(), {"--validation-result", c.validation});
     if (c.require) args.push_back("--require-power");
-    std::vector<std::string> ref_argv{"env", "-u", "REQUIRE_POWER", "TZ=" + c.tz, "PYTHONPATH=" + package_, "python3"};
-    if (reference == "package") {
-      ref_argv.insert(ref_argv.end(), {"-m", "power.aggregate_power"});
-    } else {
-      ref_argv.push_back(package_ + "/aggregate_power.py");
-    }
+    std::vector<std::string> ref_argv{"env", "-u", "REQUIRE_POWER", "TZ=" + c.tz, "python3", script_};
     ref_argv.insert(ref_argv.end(), args.begin(), args.end());
     std::vector<std::string> our_argv{"env", "-u", "REQUIRE_POWER", "TZ=" + c.tz, test::Binary(), "results", "power"};
     our_argv.insert(our_argv.end(), args.begin(), args.end());
@@ -344,8 +340,6 @@ class PowerParity : public ::testing::Test {
       auto b = ReadJsonFile(our_dir / file);
       ASSERT_EQ(a.has_value(), b.has_value()) << file;
       if (!a) continue;
-      // The older single-file reference predates the accumulator check.
-      if (reference != "package" && b->is_object()) b->erase("accumulator_check");
       ExpectSame(*a, *b, file, tally);
       if (file == sidecar) {
         for (const auto& reason : (*a)["reasons"]) tally.reasons.insert(reason.get<std::string>());
@@ -353,13 +347,11 @@ class PowerParity : public ::testing::Test {
         if (check.is_object()) tally.reasons.insert("accumulator:" + check.value("reason", std::string("available")));
         if (a->value("power_valid", false)) tally.reasons.insert("valid");
       }
-      if (reference == "package") {
-        EXPECT_EQ(ReadFile((ref_dir / file).string()), ReadFile((our_dir / file).string())) << file << " bytes";
-      }
+      EXPECT_EQ(ReadFile((ref_dir / file).string()), ReadFile((our_dir / file).string())) << file << " bytes";
     }
   }
 
-  std::string package_;
+  std::string script_;
   fs::path root_;
 };
 
@@ -402,12 +394,6 @@ TEST_F(PowerParity, ConstructedTelemetryMatchesTheReference) {
                                        "accumulator:unparseable_start_snapshot",
                                        "accumulator:unparseable_end_snapshot"};
   EXPECT_EQ(tally.reasons, expected);
-  if (fs::exists(package_ + "/aggregate_power.py")) {
-    Tally single;
-    for (const Case& c : cases) Compare(c, single, "single_file");
-    std::printf("power parity (single-file reference): %lld fields compared, %lld not bit-equal\n", single.fields,
-                single.inexact);
-  }
 }
 
 TEST_F(PowerParity, RecordedH200TelemetryMatchesTheReference) {

@@ -1,10 +1,10 @@
 // `infermark results process` beside InferenceX's process_result.py (the newest script form, which
 // runs the single-node power aggregation itself) on a client result with GPU telemetry: both run
 // in their own copy of each case and must agree on the exit status, the agg record (key order and
-// values; the reference predates `recipe_fingerprint`, which ours adds) and the
-// power_validation_<name>.json sidecar byte for byte. The script imports a flat `aggregate_power`;
-// it is pointed at the newer package form (power/), which `results power` mirrors byte for byte.
-// Skipped without the reference copies under .reference/inferencex/utils/.
+// values) and the
+// power_validation_<name>.json sidecar byte for byte. The scripts are utils/process_result.py and
+// the utils/aggregate_power.py beside it, from ../shared/reference/inferencex/ (tests/reference.hpp:
+// skipped without them, failed under CI=true).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -19,6 +19,7 @@
 #include "core/file_io.hpp"
 #include "core/json_text.hpp"
 #include "core/subprocess.hpp"
+#include "reference.hpp"
 #include "test_paths.hpp"
 
 namespace infermark {
@@ -85,25 +86,17 @@ const std::map<std::string, std::string> kDeployment = {
     {"IMAGE", "vllm/x:1"},   {"EP_SIZE", "1"},      {"DP_ATTENTION", "false"}, {"RESULT_FILENAME", "bench"}};
 
 TEST(ProcessPowerParity, SingleNodeTelemetryMatchesTheReference) {
-  const std::string utils = test::SourcePath(".reference/inferencex/utils");
-  if (!fs::exists(utils + "/process_result.py") || !fs::exists(utils + "/power/aggregate_power.py")) {
-    GTEST_SKIP() << "no reference copies in .reference/inferencex/utils/ (see .reference/inferencex/SOURCES.md)";
-  }
+  INFERMARK_REQUIRE_REFERENCE({"utils/process_result.py", "utils/aggregate_power.py"});
+  const std::string script = test::ReferencePath("utils/process_result.py");
   const fs::path root = fs::temp_directory_path() / ("infermark_process_power_" + std::to_string(::getpid()));
   fs::remove_all(root);
-  // The flat module process_result.py imports, as the package form.
-  fs::create_directories(root / "shim");
-  std::ofstream(root / "shim" / "aggregate_power.py")
-      << "from power.aggregate_power import (_POWER_METRIC_KEYS, _empty_integration, _validation_payload,\n"
-         "    _write_json_atomic, run)\n";
-  // The script's own folder comes first on Python's path: run a copy beside the shim.
-  fs::copy_file(utils + "/process_result.py", root / "shim" / "process_result.py");
   const std::string bench = ReadFile(test::Fixture("golden-matrix/example_benchmark_result_synthetic.json"));
   int compared = 0;
   int valid = 0;
   for (const Case& c : Cases()) {
     SCOPED_TRACE(c.name);
-    std::vector<std::string> env{"env", "-u", "REQUIRE_POWER", "-u", "GPU_METRICS_CSV", "-u", "IS_MULTINODE", "TZ=UTC"};
+    std::vector<std::string> env{"env",          "-u", "REQUIRE_POWER",      "-u",    "GPU_METRICS_CSV", "-u",
+                                 "IS_MULTINODE", "-u", "RECIPE_FINGERPRINT", "TZ=UTC"};
     for (const auto& [k, v] : kDeployment) env.push_back(k + "=" + v);
     for (const auto& [k, v] : c.env) env.push_back(k + "=" + v);
     const fs::path ref_dir = root / c.name / "ref";
@@ -117,7 +110,7 @@ TEST(ProcessPowerParity, SingleNodeTelemetryMatchesTheReference) {
       }
     }
     std::vector<std::string> ref_argv = env;
-    ref_argv.insert(ref_argv.end(), {"PYTHONPATH=" + utils, "python3", (root / "shim" / "process_result.py").string()});
+    ref_argv.insert(ref_argv.end(), {"python3", script});
     std::vector<std::string> our_argv = env;
     our_argv.insert(our_argv.end(), {test::Binary(), "results", "process", "-q"});
     const ProcessResult ref = RunCapture(ref_argv, ref_dir.string());
@@ -127,9 +120,7 @@ TEST(ProcessPowerParity, SingleNodeTelemetryMatchesTheReference) {
     EXPECT_EQ(ours.exit_code, c.exit_code) << ours.err;
 
     Json ref_agg = Json::parse(ReadFile((ref_dir / "agg_bench.json").string()));
-    Json our_agg = Json::parse(ReadFile((our_dir / "agg_bench.json").string()));
-    EXPECT_EQ(our_agg["recipe_fingerprint"], "");
-    our_agg.erase("recipe_fingerprint");
+    const Json our_agg = Json::parse(ReadFile((our_dir / "agg_bench.json").string()));
     EXPECT_EQ(DumpJson(ref_agg), DumpJson(our_agg));
     if (ref_agg.value("power_valid", 0) == 1) ++valid;
     const std::string sidecar = "power_validation_bench.json";
