@@ -93,9 +93,10 @@ const Graph& Allowed() {
       {"gpu", {"core"}},        // telemetry through NVML loaded at run time: no build dependency on a driver
       {"perfmodel", {"core"}},  // no I/O beyond data files: never http, loadgen, engine or sim
       {"results", {"core"}},
-      {"dashboard", {"results", "http", "core"}},  // read-only server over the store
+      {"dashboard", {"results", "http", "core"}},                        // read-only server over the store
       {"loadgen", {"metrics", "http", "tokenizer", "core"}},             // never perfmodel, engine or sim
       {"agentic", {"loadgen", "metrics", "http", "tokenizer", "core"}},  // a client: never perfmodel, engine or sim
+      {"eval", {"loadgen", "metrics", "http", "core"}},  // a client that scores answers: never perfmodel, engine or sim
       {"engine", {"perfmodel", "http", "tokenizer", "core"}},
       {"sim", {"agentic", "loadgen", "perfmodel", "metrics", "core"}},
       {"runner",

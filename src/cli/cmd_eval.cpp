@@ -1,0 +1,140 @@
+// `infermark eval`: an accuracy eval (GSM8K as lm-evaluation-harness runs it) against a running
+// OpenAI-compatible server, through the same client as `bench serve`; writes lm-eval's results
+// and samples files and InferenceX's meta_env.json (docs/evals.md).
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/signal_watcher.hpp"
+#include "core/diagnostic.hpp"
+#include "core/exit_codes.hpp"
+#include "eval/eval_run.hpp"
+#include "eval/lm_eval_output.hpp"
+#include "loadgen/http_target.hpp"
+
+namespace infermark::cli {
+namespace {
+
+struct EvalFlags {
+  eval::EvalSettings settings;
+  std::string api = "chat";
+  std::string output_path = ".";
+  long long num_fewshot = -1;
+  long long limit = -1;
+  long long max_tokens = -1;
+  long long timeout_s = 1800;
+  bool quiet = false;
+};
+
+std::optional<std::string> Env(const std::string& key) {
+  const char* v = std::getenv(key.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+int RunEvalCommand(EvalFlags& f) {
+  eval::EvalSettings& s = f.settings;
+  s.client.api = f.api == "completions" ? loadgen::Api::kCompletions : loadgen::Api::kChatCompletions;
+  if (f.num_fewshot >= 0) s.num_fewshot = f.num_fewshot;
+  if (f.limit == 0 || f.limit < -1) throw InputError(Diagnostic{{}, "", "--limit", "must be >= 1"});
+  if (f.limit > 0) s.limit = static_cast<std::size_t>(f.limit);
+  if (f.max_tokens == 0 || f.max_tokens < -1) throw InputError(Diagnostic{{}, "", "--max-tokens", "must be >= 1"});
+  if (f.max_tokens > 0) s.max_tokens = f.max_tokens;
+  if (f.timeout_s < 1) throw InputError(Diagnostic{{}, "", "--timeout", "must be >= 1 second"});
+  s.client.timeout = std::chrono::seconds(f.timeout_s);
+  if (s.client.max_retries < 1) throw InputError(Diagnostic{{}, "", "--max-retries", "must be >= 1"});
+  if (!(s.max_failed_share >= 0 && s.max_failed_share <= 1)) {
+    throw InputError(Diagnostic{{}, "", "--max-failed-share", "must be in [0, 1]"});
+  }
+  if (s.max_model_len < 2) throw InputError(Diagnostic{{}, "", "--max-model-len", "must be >= 2"});
+
+  SignalWatcher signals("infermark eval");
+  eval::EvalResult result;
+  std::size_t last_report = 0;
+  try {
+    result = eval::RunEval(s, signals.flag(), [&](std::size_t done, std::size_t total) {
+      if (f.quiet || done < last_report + 100) return;
+      last_report = done;
+      std::fprintf(stderr, "infermark eval: %zu/%zu answered\n", done, total);
+    });
+  } catch (const loadgen::ServerUnreachable& e) {
+    std::fprintf(stderr, "infermark eval: %s; no result written\n", e.what());
+    return kExitRunFailed;
+  }
+  eval::RunDescription run;
+  run.model = s.model;
+  run.base_url = s.client.base_url;
+  run.chat = s.client.api == loadgen::Api::kChatCompletions;
+  run.concurrency = s.client.concurrency;
+  run.max_retries = s.client.max_retries;
+  run.max_model_len = s.max_model_len;
+  run.limit = s.limit;
+  const eval::WrittenFiles files = eval::WriteEvalFiles(f.output_path, result, run, &Env);
+
+  std::printf("%s (%lld-shot, %zu of %zu documents, %s)\n", result.task.task.c_str(),
+              static_cast<long long>(result.num_fewshot), result.samples.size(), result.original_docs,
+              run.chat ? "chat" : "completions");
+  std::printf("  %-18s %-10s %-10s\n", "filter", "score", "stderr");
+  for (const eval::EvalScore& sc : result.scores) {
+    std::printf("  %-18s %-10.4f %-10s\n", sc.filter.c_str(), sc.value,
+                sc.stderr_ ? std::to_string(*sc.stderr_).c_str() : "N/A");
+  }
+  std::printf("  requests: %zu failed, %zu retried", result.failed, result.retried);
+  for (const auto& [kind, count] : result.errors) std::printf(", %s %zu", kind.c_str(), count);
+  std::printf("\n  results: %s\n  samples: %s\n  meta:    %s\n", files.results.c_str(), files.samples.c_str(),
+              files.meta_env.c_str());
+  if (!result.invalid_reasons.empty()) {
+    for (const std::string& why : result.invalid_reasons) std::fprintf(stderr, "infermark eval: %s\n", why.c_str());
+    std::fprintf(stderr, "infermark eval: INVALID eval\n");
+    if (!result.complete) return kExitSignalBase + 2;
+    return kExitRunFailed;
+  }
+  return kExitOk;
+}
+
+void AddEvalCommand(CLI::App& app, CommandResult& result) {
+  auto* cmd = app.add_subcommand("eval",
+                                 "Accuracy eval (GSM8K as lm-evaluation-harness runs it) against a running server; "
+                                 "writes lm-eval's results and samples and InferenceX's meta_env.json; exit 0 done, "
+                                 "1 INVALID or server unreachable, 2 bad input, 130 interrupted");
+  auto f = std::make_shared<EvalFlags>();
+  eval::EvalSettings& s = f->settings;
+  cmd->add_option("--tasks", s.task, "A built-in task (gsm8k) or an lm-eval task file (YAML)")->required();
+  cmd->add_option("--base-url", s.client.base_url, "Server base URL, e.g. http://localhost:8888")->required();
+  cmd->add_option("--model", s.model, "Model name sent in requests")->required();
+  cmd->add_option("--api", f->api, "chat (chat completions, few-shot as turns) or completions (one prompt text)")
+      ->check(CLI::IsMember({"chat", "completions"}))
+      ->capture_default_str();
+  cmd->add_option("--endpoint", s.client.endpoint, "Request path (default: the API's)");
+  cmd->add_option("--num-fewshot", f->num_fewshot, "Few-shot examples per prompt (default: the task's)");
+  cmd->add_option("--concurrency", s.client.concurrency, "Requests in flight")->capture_default_str();
+  cmd->add_option("--limit", f->limit, "Only the first N test documents");
+  cmd->add_option("--max-tokens", f->max_tokens,
+                  "max_tokens per answer (default: InferenceX's rule from --max-model-len)");
+  cmd->add_option("--max-model-len", s.max_model_len, "The server's context length (EVAL_MAX_MODEL_LEN)")
+      ->capture_default_str();
+  cmd->add_option("--temperature", s.temperature, "Sampling temperature")->capture_default_str();
+  cmd->add_option("--top-p", s.top_p, "Nucleus sampling")->capture_default_str();
+  cmd->add_option("--max-retries", s.client.max_retries, "Attempts per request in all (lm-eval's max_retries)")
+      ->capture_default_str();
+  cmd->add_option("--retry-wait-min", s.client.retry_wait_min_s, "Shortest wait before a retry, seconds")
+      ->capture_default_str();
+  cmd->add_option("--retry-wait-max", s.client.retry_wait_max_s, "Longest wait before a retry, seconds")
+      ->capture_default_str();
+  cmd->add_option("--timeout", f->timeout_s, "Seconds a request may stay silent")->capture_default_str();
+  cmd->add_option("--max-failed-share", s.max_failed_share,
+                  "Share of requests that may fail every attempt before the eval is INVALID")
+      ->capture_default_str();
+  cmd->add_option("--output-path", f->output_path, "Folder for the results, samples and meta_env.json")
+      ->capture_default_str();
+  cmd->add_flag("--quiet", f->quiet, "No progress lines");
+  cmd->callback([f, &result] { result.exit_code = RunEvalCommand(*f); });
+}
+
+[[maybe_unused]] const bool kRegistered = RegisterCommand("eval", &AddEvalCommand);
+
+}  // namespace
+}  // namespace infermark::cli
