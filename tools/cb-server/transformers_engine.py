@@ -64,6 +64,16 @@ def build_model(config_dir, dtype, seed, attn_implementation):
         except TypeError:
             model = AutoModelForCausalLM.from_config(config, torch_dtype=dtype, attn_implementation=attn_implementation)
     model.eval()
+    # Draw every weight explicitly (from_config may leave memory uninitialised): matrices from
+    # N(0, initializer_range) as the architecture's own init does, norm scales at 1.
+    std = getattr(config, "initializer_range", 0.02)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2:
+                p.normal_(0.0, std)
+            else:
+                p.fill_(1.0)
+    torch.cuda.synchronize()
     params = sum(p.numel() for p in model.parameters())
     log.warning(
         "model: %s, %.2f B parameters (%s, random weights) built in %.1f s",
