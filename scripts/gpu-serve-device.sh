@@ -44,7 +44,7 @@ start_server() { # config folder, log file
   done
   echo "server ready after ${waited} s"
 }
-stop_server() { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+stop_server() { [ -n "${server_pid:-}" ] || return 0; kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
 trap stop_server EXIT
 
 {
@@ -92,7 +92,7 @@ case "$mode" in
     done
     ;;
   sweep)
-    "$bin/infermark" sweep llama3.1-8b-bf16-h100-transformers --site recipes/sites/gpu-device.yaml \
+    "$bin/infermark" sweep llama3.1-8b-bf16-h100-transformers --config-files recipes/configs/infermark-gpu-device.yaml --site recipes/sites/gpu-device.yaml \
       --result-dir "$out/sweep" --database "$out/sweep/infermark.db" --gpu-telemetry \
       --prompts-per-conc "$ppc" --warmups-per-conc "$wpc" "$@" 2>&1 | tee "$out/sweep.log" || true
     # One archive of everything the sweep wrote (results, runner logs and power CSVs, store, report).
