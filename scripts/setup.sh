@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config git python3 python3-yaml python3-tabulate ca-certificates
+  build-essential cmake ninja-build pkg-config git python3 python3-yaml python3-tabulate python3-aiohttp ca-certificates
   clang-14 libfuzzer-14-dev clang-format clang-tidy
   libboost-dev libssl-dev
   libyaml-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libspdlog-dev
