@@ -35,7 +35,17 @@ PrefixCache::PrefixCache(const SchedulerConfig& config)
       free_(config.num_blocks),
       host_capacity_(config.prefix_caching ? std::max<std::int64_t>(config.host_kv_tokens, 0) : 0),
       link_ns_per_token_(config.host_link_seconds_per_token * 1e9),
-      bytes_per_token_(config.host_kv_bytes_per_token) {}
+      bytes_per_token_(config.host_kv_bytes_per_token) {
+  // Room for as many GPU units as the pool has blocks (each unit holds at least one), so that
+  // growing the tables never stalls a pass: in real time a rehash or a reallocation of a few
+  // hundred thousand units takes milliseconds, all at once, in whichever pass crosses the size.
+  if (config.prefix_caching) {
+    const auto units = static_cast<std::size_t>(std::clamp<std::int64_t>(config.num_blocks, 0, std::int64_t{1} << 20));
+    units_.reserve(units);
+    spare_.reserve(units);
+    by_key_.reserve(units);
+  }
+}
 
 void PrefixCache::Link(int which, UnitId u) {
   Unit& x = units_[static_cast<std::size_t>(u)];
