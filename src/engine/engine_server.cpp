@@ -327,6 +327,9 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   ro.role = o.role;
   if (o.role == "prefill")
     ro.kv_link = std::make_shared<KvLinkQueue>(WorkerHandoffModel(m.deployment, o.kv_transfer, o.kv_link));
+  http::Server* server = m.server.get();
+  ro.hold_output = [server] { server->HoldOutput(); };
+  ro.release_output = [server] { server->ReleaseOutput(); };
   m.engine_loop = std::make_unique<http::EventLoops>(
       1, o.cpus.empty() ? std::vector<int>{} : std::vector<int>{o.cpus.front()}, "engine");
   m.engine =

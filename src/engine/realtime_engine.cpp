@@ -266,6 +266,17 @@ void RealtimeEngine::Kick() {
 }
 
 void RealtimeEngine::Turn() {
+  if (options_.hold_output) options_.hold_output();
+  struct Release {
+    const std::function<void()>& release;
+    ~Release() {
+      if (release) release();
+    }
+  } release{options_.release_output};
+  TurnHeld();
+}
+
+void RealtimeEngine::TurnHeld() {
   if (shut_down_) {
     busy_ = false;
     return;

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,11 @@ struct RealtimeOptions {
   std::shared_ptr<KvLinkQueue> kv_link;
   /// Prefill role: fields added to every `kv_transfer_params` answer (a JSON object: engine id, URL…).
   std::string kv_params_json = "{}";
+  /// Called around each turn of the engine (a pass's tokens and the next plan), so that the output
+  /// of all its streams leaves in one wake of each connection loop (http::Server::HoldOutput and
+  /// ReleaseOutput). Either may be empty.
+  std::function<void()> hold_output;
+  std::function<void()> release_output;
 };
 
 /// The driver. Every method except the constructor must run on the engine loop.
@@ -107,6 +113,7 @@ class RealtimeEngine final : public perfmodel::EventSink {
   void AppendRoleMetrics(std::string& out) const;
   void Kick();
   void Turn();
+  void TurnHeld();  // Turn's work, with the connections' output held
   void MaxSpeedTurn();
   void Drain();
   std::int64_t VirtualNow() const;

@@ -7,18 +7,31 @@ namespace infermark::http::detail {
 void FlushQueue::Add(std::shared_ptr<ServerConnection> connection) {
   std::lock_guard lock(mutex_);
   pending_.push_back(std::move(connection));
-  if (!posted_) {
-    posted_ = true;
-    if (interval_.count() <= 0) {
-      asio::post(context_, [this] { Drain(); });
-    } else {
-      asio::post(context_, [this] {  // the timer belongs to the loop thread
-        timer_.expires_after(interval_);
-        timer_.async_wait([this](const ErrorCode& ec) {
-          if (!ec) Drain();
-        });
+  if (holds_ == 0) PostLocked();
+}
+
+void FlushQueue::Hold() {
+  std::lock_guard lock(mutex_);
+  ++holds_;
+}
+
+void FlushQueue::Release() {
+  std::lock_guard lock(mutex_);
+  if (holds_ > 0 && --holds_ == 0 && !pending_.empty()) PostLocked();
+}
+
+void FlushQueue::PostLocked() {
+  if (posted_) return;
+  posted_ = true;
+  if (interval_.count() <= 0) {
+    asio::post(context_, [this] { Drain(); });
+  } else {
+    asio::post(context_, [this] {  // the timer belongs to the loop thread
+      timer_.expires_after(interval_);
+      timer_.async_wait([this](const ErrorCode& ec) {
+        if (!ec) Drain();
       });
-    }
+    });
   }
 }
 

@@ -162,6 +162,14 @@ EventLoops& Server::loops() {
   return impl_->loops;
 }
 
+void Server::HoldOutput() {
+  for (auto& loop : impl_->shared.loops) loop->flush_queue.Hold();
+}
+
+void Server::ReleaseOutput() {
+  for (auto& loop : impl_->shared.loops) loop->flush_queue.Release();
+}
+
 ServerStats Server::Stats() const {
   ServerStats stats;
   for (const auto& loop : impl_->shared.loops) {

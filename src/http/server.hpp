@@ -80,6 +80,12 @@ class Server {
   std::uint16_t port() const;
   /// The event loops the connections run on, for timers and tasks that belong with them.
   EventLoops& loops();
+  /// Output written through responders from now on waits, on every loop, until ReleaseOutput
+  /// (calls nest; any thread): a producer that feeds many streams in one turn (an engine's pass)
+  /// wakes each loop once for all of them instead of racing the loop stream by stream.
+  void HoldOutput();
+  /// Ends a HoldOutput; the last one wakes the loops that have output waiting.
+  void ReleaseOutput();
   /// Current counters.
   ServerStats Stats() const;
 

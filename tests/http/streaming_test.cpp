@@ -186,6 +186,58 @@ TEST(Streaming, HoldsAThousandConcurrentStreamsWithMonotonicTimestamps) {
   EXPECT_EQ(client.Stats().connections_opened, static_cast<std::uint64_t>(kStreams));
 }
 
+// While the server holds output, events written to streams wait on the server; releasing the
+// hold sends them all (the engine holds it over each pass, so one pass's tokens leave together).
+TEST(Streaming, HeldOutputLeavesOnlyWhenReleased) {
+  Server server({.threads = 2});
+  std::mutex mutex;
+  std::vector<StreamWriter> writers;
+  server.Route("POST", "/stream", [&](Request&, Responder responder) {
+    std::lock_guard lock(mutex);
+    writers.push_back(responder.StartStream());
+  });
+  server.Start();
+  Client client({.port = server.port()});
+  constexpr int kStreams = 8;
+  std::vector<StreamRecord> records(kStreams);
+  Latch latch(kStreams);
+  std::atomic<int> bodies{0};
+  for (auto& record : records) {
+    StreamCallbacks callbacks = Collect(record, latch);
+    callbacks.on_body = [&bodies, inner = callbacks.on_body](std::string_view data, std::int64_t received_ns) {
+      ++bodies;
+      inner(data, received_ns);
+    };
+    client.Send(StreamRequest(), callbacks);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (true) {
+    {
+      std::lock_guard lock(mutex);
+      if (writers.size() == kStreams) break;
+    }
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  server.HoldOutput();
+  server.HoldOutput();  // holds nest
+  for (auto& writer : writers) writer.SendEvent(R"({"n":0})");
+  server.ReleaseOutput();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(bodies.load(), 0);
+  server.ReleaseOutput();
+  for (auto& writer : writers) {
+    writer.SendEvent("[DONE]");
+    writer.End();
+  }
+  ASSERT_TRUE(latch.Wait(std::chrono::seconds(30)));
+  for (const auto& record : records) {
+    ASSERT_EQ(record.events.size(), 2u);
+    EXPECT_EQ(record.events[0], R"({"n":0})");
+    EXPECT_EQ(record.events[1], "[DONE]");
+  }
+}
+
 TEST(Streaming, ServerAbortMidStreamIsAnErrorForTheClient) {
   Server server(ServerOptions{});
   server.Route("POST", "/stream", [](Request&, Responder responder) {

@@ -22,6 +22,10 @@ class FlushQueue {
       : context_(context), interval_(interval), timer_(context) {}
   /// Queues a flush of `connection` (any thread).
   void Add(std::shared_ptr<ServerConnection> connection);
+  /// While held (calls nest), flushes queue up without waking the loop; the last Release wakes it
+  /// once for all of them (any thread).
+  void Hold();
+  void Release();
   /// Drops queued connections (after the loop stopped).
   void Clear();
 
@@ -35,6 +39,9 @@ class FlushQueue {
   std::vector<std::shared_ptr<ServerConnection>> pending_;
   std::vector<std::shared_ptr<ServerConnection>> draining_;  // loop thread only; keeps its capacity
   bool posted_ = false;
+  int holds_ = 0;
+
+  void PostLocked();
 };
 
 }  // namespace infermark::http::detail
