@@ -150,13 +150,10 @@ std::string RunnerName(const SiteConfig& site, const PlanOptions& options) {
 }
 
 std::string FindLauncherScript(const std::string& dir, const matrix::MatrixRow& row) {
-  std::string gpu = row.runner;
-  if (gpu.rfind("cluster:", 0) == 0) gpu = gpu.substr(8);
-  gpu = gpu.substr(0, gpu.find('-'));
-  const std::string exp = row.exp_name.substr(0, row.exp_name.find('_'));
   const std::string subdir = row.Agentic() ? "agentic/" : "fixed_seq_len/";
   const std::string mtp = row.spec_decoding == "mtp" ? "_mtp" : "";
-  const std::string base = exp + "_" + row.precision + "_" + gpu;
+  std::string base = LauncherRecipe(row);
+  base.resize(base.size() - mtp.size());
   std::error_code ec;
   for (const std::string& name : {base + "_" + row.framework + mtp + ".sh", base + mtp + ".sh"}) {
     for (const std::string& rel : {subdir + name, name}) {
