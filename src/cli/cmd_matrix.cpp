@@ -2,10 +2,12 @@
 // printing the identical JSON (or a table, a GitHub Actions matrix, or result file names).
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <future>
 #include <iostream>
+#include <thread>
 
 #include "catalog/catalog_loader.hpp"
 #include "cli/argparse_compat.hpp"
@@ -13,6 +15,7 @@
 #include "cli/project_paths.hpp"
 #include "core/exit_codes.hpp"
 #include "core/keep_until_exit.hpp"
+#include "core/parallel_chunks.hpp"
 #include "matrix/generator.hpp"
 #include "matrix/matrix_output.hpp"
 #include "matrix/result_filename.hpp"
@@ -86,14 +89,35 @@ void Print(const std::vector<Json>& all_rows, const OutputOptions& out) {
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
+// Config input below which matrix commands run on one thread (see Run).
+constexpr std::uintmax_t kSplitInputBytes = std::uintmax_t{4} << 20;
+// Cores below which a catalog under kSplitInputBytes is not split at all.
+constexpr unsigned kMinSplitCores = 4;
+
+std::uintmax_t InputBytes(const std::vector<std::string>& files) {
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (const auto& file : files) {
+    const auto size = std::filesystem::file_size(file, ec);
+    if (!ec) total += size;
+  }
+  return total;
+}
+
 template <typename Generate>
 int Run(OutputOptions out, Generate generate) {
   if (out.config_files.empty()) out.config_files = ProjectMasterConfigs();
   if (out.runner_config.empty()) out.runner_config = DefaultRunnerConfig(out.config_files);
   TuneHeapForInputs(out.config_files);
+  // The whole InferenceX catalog (~380 KB): on 2 cores one thread expands it in ~26 ms and two in
+  // ~33 (the second thread's start, heap faults and the core it shares with everything else cost
+  // more than it saves), while 4 to 16 cores cut it to 22-19 ms (docs/architecture.md, Speed). So
+  // a machine of fewer than 4 cores keeps inputs of this size on one thread.
+  if (std::thread::hardware_concurrency() < kMinSplitCores && InputBytes(out.config_files) < kSplitInputBytes)
+    LimitThreadBudget(1);
   // runners.yaml loads beside the master configs; a master-config error still wins, as it would
   // loading one after the other.
-  auto runners_loading = std::async(std::launch::async, catalog::LoadRunnerConfig, out.runner_config);
+  auto runners_loading = RunAsync(catalog::LoadRunnerConfig, out.runner_config);
   const auto& catalog = KeepUntilExit(catalog::LoadMasterConfigs(out.config_files));
   const auto& runners = KeepUntilExit(runners_loading.get());
   Print(KeepUntilExit(generate(catalog, runners)), out);

@@ -137,9 +137,10 @@ int RunPredict(const PredictOptions& o) {
   if (o.verbose) {
     std::cerr << "predict: " << d.model.name << " " << d.precision.precision << " (" << d.precision.format << ", KV "
               << d.precision.kv_dtype << ") on " << d.tp << "x " << d.hardware.name << " with " << d.framework.name
-              << "; weights " << d.memory.weight_bytes_per_gpu / 1e9 << " GB/GPU, KV capacity "
-              << d.memory.kv_capacity_tokens << " tokens (" << d.scheduler.num_blocks << " blocks of "
-              << d.scheduler.block_size << "); factors: " << d.efficiency_source << '\n';
+              << "; memory fraction " << d.memory.memory_fraction << " (" << d.memory.memory_fraction_source << ") of "
+              << d.hardware.memory_bytes / 1e9 << " GB; weights " << d.memory.weight_bytes_per_gpu / 1e9
+              << " GB/GPU, KV capacity " << d.memory.kv_capacity_tokens << " tokens (" << d.scheduler.num_blocks
+              << " blocks of " << d.scheduler.block_size << "); factors: " << d.efficiency_source << '\n';
     for (const auto& change : d.profile_changes) std::cerr << "predict: hardware profile: " << change << '\n';
   }
   Json out = Json::array();

@@ -16,7 +16,43 @@ std::string JoinArgv(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::string JoinNodes(const std::vector<std::string>& nodes) {
+  std::string out;
+  for (const auto& n : nodes) out += (out.empty() ? "" : "+") + n;
+  return out;
+}
+
+// A multi-node row: its allocation, every worker and the router (built-in engine) or the launcher
+// (script), and one line per concurrency: its client, or the result file its launcher writes.
+void PrintMultiNodePlan(const runner::RowPlan& p) {
+  const runner::MultiNodePlan& m = *p.multinode;
+  std::printf("%s\n  allocation: %d node(s) of %d GPUs (<node0> leads; Slurm names them at run time)\n",
+              p.result_filename.c_str(), m.allocation.nodes, m.gpus_per_node);
+  if (p.planned_launch) {
+    for (const auto& w : p.planned_launch->workers) {
+      std::printf("  %s %d: %s GPUs %s port %d: %s\n", w.role.c_str(), w.index, JoinNodes(w.nodes).c_str(),
+                  w.devices.c_str(), w.port, JoinArgv(w.argv).c_str());
+    }
+    const auto& r = p.planned_launch->router;
+    std::printf("  router: %s port %d: %s\n", JoinNodes(r.nodes).c_str(), r.port, JoinArgv(r.argv).c_str());
+  } else {
+    std::printf("  launcher: <node0>: %s\n", JoinArgv(p.server.argv).c_str());
+  }
+  for (const auto& point : m.points) {
+    if (point.client) {
+      std::printf("  client conc %d: <node0>: %s\n", point.conc, JoinArgv(point.client->argv).c_str());
+    } else {
+      std::printf("  point conc %d: %s\n", point.conc, point.result_path.c_str());
+    }
+  }
+  std::printf("  logs: %s\n", p.log_dir.c_str());
+}
+
 void PrintPlan(const runner::RowPlan& p) {
+  if (p.multinode) {
+    PrintMultiNodePlan(p);
+    return;
+  }
   std::printf("%s\n  server: %s\n", p.result_filename.c_str(), JoinArgv(p.server.argv).c_str());
   if (p.client) std::printf("  client: %s\n", JoinArgv(p.client->argv).c_str());
   std::printf("  logs:   %s\n", p.log_dir.c_str());
@@ -90,7 +126,9 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
   cmd->add_flag("--require-power", o.plan.require_power,
                 "A row whose GPU power is invalid ends INVALID (InferenceX REQUIRE_POWER=1)");
   cmd->add_flag("--no-resume", o.no_resume, "Run rows again even when their result is complete");
-  cmd->add_flag("--dry-run", o.dry_run, "Print each row's server and client command lines; start nothing");
+  cmd->add_flag(
+      "--dry-run", o.dry_run,
+      "Print each row's command lines (multi-node: every worker, the router, a client per concurrency); start nothing");
   cmd->add_flag("--no-store", o.no_store, "Write result files only (no results store, no report)");
   cmd->add_option("--report", o.report, "Report to write at the end (default: RESULT_DIR/report.html)");
   cmd->add_option("--run-key", o.run_key, "Store the points under this run (default: from the selection and folder)");

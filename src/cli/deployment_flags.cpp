@@ -20,7 +20,13 @@ void AddDeploymentFlags(CLI::App* cmd, DeploymentFlags& flags) {
   cmd->add_option("--block-size", d.block_size, "KV block size (default: the framework's)");
   cmd->add_option("--max-num-seqs", d.max_num_seqs, "Most running sequences (default: the framework's)");
   cmd->add_option("--max-num-batched-tokens", d.max_num_batched_tokens, "Token budget per forward pass");
-  cmd->add_option("--gpu-memory-utilization", d.gpu_memory_utilization, "Fraction of GPU memory the engine uses");
+  cmd->add_option("--gpu-memory-utilization", d.gpu_memory_utilization,
+                  "Fraction of GPU memory the engine uses (under the framework's own rule)");
+  cmd->add_option("--recipe", d.recipe,
+                  "InferenceX launcher (<exp>_<precision>_<gpu>[_mtp]) whose memory flag applies "
+                  "(data/engine/recipe_memory.yaml)");
+  cmd->add_option("--mem-fraction-static", d.mem_fraction_static,
+                  "SGLang: share of GPU memory for weights and KV pool (default: SGLang's, from the GPU and TP)");
   cmd->add_option("--stream-interval", d.stream_interval, "Tokens per streamed chunk");
   cmd->add_option("--max-model-len", d.max_model_len, "Longest prompt + output accepted");
   cmd->add_flag("--no-enable-prefix-caching", flags.no_prefix_caching, "Disable prefix caching");

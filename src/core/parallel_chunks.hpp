@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <exception>
@@ -9,11 +10,36 @@
 #include <thread>
 #include <vector>
 
+#include "core/fast_heap.hpp"
+
 namespace infermark {
 
+/// std::async on a thread of its own whose heap is tuned first (TuneThreadHeap).
+template <typename Fn, typename... Args>
+auto RunAsync(Fn fn, Args... args) {
+  return std::async(std::launch::async, [fn, args...] {
+    TuneThreadHeap();
+    return fn(args...);
+  });
+}
+
+/// The most threads LimitThreadBudget allows (0: no limit).
+inline std::atomic<std::size_t> thread_budget_limit{0};
+
+/// Caps ThreadBudget at `threads` for the rest of the process, for a command whose work is too
+/// small to repay starting threads; $INFERMARK_THREADS, when set, still wins.
+inline void LimitThreadBudget(std::size_t threads) {
+  thread_budget_limit.store(std::max<std::size_t>(threads, 1), std::memory_order_relaxed);
+}
+
 /// Threads a command may use: $INFERMARK_THREADS when it is a positive number, else the
-/// hardware's.
+/// hardware's (at most LimitThreadBudget's).
 inline std::size_t ThreadBudget() {
+  static const bool from_env = [] {
+    const char* env = std::getenv("INFERMARK_THREADS");
+    return env != nullptr && *env != '\0';
+  }();
+  const std::size_t limit = thread_budget_limit.load(std::memory_order_relaxed);
   static const std::size_t budget = [] {
     if (const char* env = std::getenv("INFERMARK_THREADS"); env != nullptr) {
       char* end = nullptr;
@@ -22,7 +48,7 @@ inline std::size_t ThreadBudget() {
     }
     return std::max<std::size_t>(std::thread::hardware_concurrency(), 1);
   }();
-  return budget;
+  return limit > 0 && !from_env ? std::min(budget, limit) : budget;
 }
 
 /// How many chunks to cut `n` items into: one per thread of the budget (at most `max_chunks`),
@@ -43,7 +69,7 @@ auto MapChunks(std::size_t n, std::size_t chunks, Fn fn) -> std::vector<decltype
   chunks = std::clamp<std::size_t>(chunks, 1, std::max<std::size_t>(n, 1));
   std::vector<std::future<Result>> rest;
   for (std::size_t c = 1; c < chunks; ++c) {
-    rest.push_back(std::async(std::launch::async, fn, n * c / chunks, n * (c + 1) / chunks));
+    rest.push_back(RunAsync(fn, n * c / chunks, n * (c + 1) / chunks));
   }
   std::vector<Result> out;
   out.reserve(chunks);

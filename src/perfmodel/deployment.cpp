@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 
 #include "core/diagnostic.hpp"
 #include "perfmodel/profile_adjustment.hpp"
+#include "perfmodel/recipe_memory.hpp"
+#include "perfmodel/sglang_memory.hpp"
 
 namespace infermark::perfmodel {
 
@@ -81,16 +84,43 @@ void PlanMemory(Deployment& d) {
     kv_token += (m.layers - a.sparse.first_layer) * a.sparse.index_heads * a.sparse.index_head_dim * q.kv_bytes;
   d.memory.kv_bytes_per_token = kv_token;
 
+  // The framework's own rule (docs/engine-model.md, "Memory"): the fraction it is given, or the
+  // one it derives, of the memory the GPU reports.
   const SchedulerDefaults& s = d.framework.scheduler;
-  const double util = s.gpu_memory_utilization;
-  const double hbm = d.hardware.hbm_bytes;
-  double pool =
-      s.fraction_of_free ? util * (hbm - w - s.activation_reserve_bytes) : util * hbm - w - s.activation_reserve_bytes;
+  const double total = d.hardware.memory_bytes;
+  const double util = s.gpu_memory_utilization.value_or(
+      SglangDefaultMemFractionStatic({total, d.tp, d.dp_attention, d.scheduler.spec_tokens > 0}));
+  double pool = 0;
+  std::string budget;  // how the pool was reached, for the refusal
+  char buf[160];
+  switch (s.memory_rule) {
+    case MemoryRule::kTotal:
+      pool = util * total - w - s.activation_reserve_bytes;
+      std::snprintf(buf, sizeof buf, "gpu-memory-utilization %.3g (%s) of %.1f GB, less %.1f GB of activations", util,
+                    d.memory.memory_fraction_source.c_str(), total / 1e9, s.activation_reserve_bytes / 1e9);
+      break;
+    case MemoryRule::kFreeAfterWeights:
+      pool = util * (total - w - s.activation_reserve_bytes);
+      std::snprintf(buf, sizeof buf,
+                    "free-gpu-memory-fraction %.3g (%s) of %.1f GB less weights and %.1f GB of activations", util,
+                    d.memory.memory_fraction_source.c_str(), total / 1e9, s.activation_reserve_bytes / 1e9);
+      break;
+    case MemoryRule::kStatic:
+      pool = util * total - w;
+      std::snprintf(buf, sizeof buf, "mem-fraction-static %.3g (%s) of %.1f GB = %.1f GB for weights and KV", util,
+                    d.memory.memory_fraction_source.c_str(), total / 1e9, util * total / 1e9);
+      break;
+  }
+  budget = buf;
+  d.memory.memory_fraction = util;
   d.memory.kv_pool_bytes_per_gpu = pool;
   if (pool <= 0) {
-    throw Bad("--tp", "the weights (" + std::to_string(w / 1e9) + " GB per GPU) leave no room for the KV cache on " +
-                          d.hardware.name + " (" + std::to_string(hbm / 1e9) + " GB at utilization " +
-                          std::to_string(util) + "); use more GPUs or a smaller precision");
+    std::snprintf(buf, sizeof buf, "%.1f GB per GPU", w / 1e9);
+    throw Bad("--tp",
+              std::string("the weights (") + buf + ") leave no room for the KV cache on " + d.hardware.name +
+                  " under " + d.framework.name + "'s memory rule (" + budget +
+                  "); use more GPUs, a smaller precision or a larger " +
+                  (s.memory_rule == MemoryRule::kStatic ? "--mem-fraction-static" : "--gpu-memory-utilization"));
   }
   // With attention data-parallel every GPU caches its own sequences; otherwise the TP group
   // holds one shared pool (each GPU a slice of every token).
@@ -164,7 +194,13 @@ Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o)
   d.model = data.FindModel(o.model);
   d.hardware = data.FindHardware(o.hardware);
   d.framework = data.FindFramework(o.framework);
-  d.precision = ResolvePrecision(data.quant, o.precision, o.kv_cache_dtype, d.hardware, d.model);
+  // The launcher's flags (recipe_memory.yaml) stand in for the ones a user leaves out.
+  std::optional<RecipeMemory> recipe;
+  if (!o.recipe.empty()) recipe = FindRecipeMemory(data.recipe_memory, o.recipe, d.framework.name, o.tp);
+  const bool recipe_kv =
+      recipe && !recipe->kv_cache_dtype.empty() && (o.kv_cache_dtype.empty() || o.kv_cache_dtype == "auto");
+  d.precision = ResolvePrecision(data.quant, o.precision, recipe_kv ? recipe->kv_cache_dtype : o.kv_cache_dtype,
+                                 d.hardware, d.model);
   const int domain = d.hardware.domain_gpus;
   if (o.tp < 1) throw Bad("--tp", "must be at least 1");
   if (o.tp > domain && (o.tp % domain != 0 || d.hardware.scale_out_bytes_per_s <= 0))
@@ -205,6 +241,21 @@ Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o)
     if (!(*o.gpu_memory_utilization > 0 && *o.gpu_memory_utilization <= 1))
       throw Bad("--gpu-memory-utilization", "must be in (0, 1]");
     d.framework.scheduler.gpu_memory_utilization = *o.gpu_memory_utilization;
+  }
+  d.memory.memory_fraction_source = "default";
+  if (o.gpu_memory_utilization || o.mem_fraction_static) {
+    d.memory.memory_fraction_source = "flag";
+  } else if (recipe) {
+    d.framework.scheduler.gpu_memory_utilization = recipe->fraction;
+    d.memory.memory_fraction_source = "recipe " + o.recipe;
+  }
+  if (o.mem_fraction_static) {
+    if (d.framework.scheduler.memory_rule != MemoryRule::kStatic)
+      throw Bad("--mem-fraction-static", "is SGLang's share of memory for weights and KV; " + d.framework.name +
+                                             " takes --gpu-memory-utilization");
+    if (!(*o.mem_fraction_static > 0 && *o.mem_fraction_static <= 1))
+      throw Bad("--mem-fraction-static", "must be in (0, 1]");
+    d.framework.scheduler.gpu_memory_utilization = *o.mem_fraction_static;
   }
   if (o.spec_decoding == "mtp") {
     s.spec_tokens = o.num_speculative_tokens > 0 ? o.num_speculative_tokens : std::max(1, d.model.mtp_layers);

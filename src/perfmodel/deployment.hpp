@@ -24,8 +24,13 @@ struct DeploymentOptions {
   std::optional<int> block_size;                 ///< KV block size override.
   std::optional<int> max_num_seqs;               ///< Max running sequences override.
   std::optional<int> max_num_batched_tokens;     ///< Token budget override.
-  std::optional<double> gpu_memory_utilization;  ///< Memory fraction override.
-  std::optional<bool> prefix_caching;            ///< Prefix caching override.
+  std::optional<double> gpu_memory_utilization;  ///< Memory fraction override (the framework's rule applies it).
+  /// SGLang --mem-fraction-static: its share of memory for weights and KV pool (SGLang only).
+  std::optional<double> mem_fraction_static;
+  /// The InferenceX launcher serving this deployment (`dsr1_fp8_b200`): its memory flag
+  /// (recipe_memory.yaml) applies when no fraction is given; empty: the framework's default.
+  std::string recipe;
+  std::optional<bool> prefix_caching;  ///< Prefix caching override.
   /// vLLM --kv-offloading-size: host DRAM for KV blocks, GiB summed over the TP ranks.
   std::optional<double> kv_offloading_size_gib;
   std::string kv_offloading_backend;      ///< vLLM --kv-offloading-backend: native or lmcache (empty: native).
@@ -65,6 +70,8 @@ struct SchedulerConfig {
 struct MemoryPlan {
   double weight_bytes_per_gpu = 0;      ///< Weights resident on one GPU.
   double kv_bytes_per_token = 0;        ///< KV bytes one token costs on the GPU(s) holding it.
+  double memory_fraction = 0;           ///< The framework's memory fraction applied (given or derived).
+  std::string memory_fraction_source;   ///< Where it came from: "flag", "recipe NAME" or "default".
   double kv_pool_bytes_per_gpu = 0;     ///< Memory left for the KV cache.
   std::int64_t kv_capacity_tokens = 0;  ///< Tokens the whole deployment can cache.
 };

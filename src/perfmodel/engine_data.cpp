@@ -112,6 +112,8 @@ EngineData LoadEngineData(const std::string& dir) {
   guard([&] { d.hardware = LoadHardwareFile((root / "hardware.yaml").string()); });
   guard([&] { d.quant = LoadQuantizationFile((root / "quantization.yaml").string()); });
   guard([&] { d.frameworks = LoadFrameworksFile((root / "frameworks.yaml").string()); });
+  if (std::error_code exists; fs::exists(root / "recipe_memory.yaml", exists))
+    guard([&] { d.recipe_memory = LoadRecipeMemoryFile((root / "recipe_memory.yaml").string()); });
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& item : fs::directory_iterator(root / "models", ec))
@@ -140,6 +142,12 @@ EngineData LoadEngineData(const std::string& dir) {
     for (const auto& h : d.hardware) scope |= h.name == c.scope;
     if (!fw || !scope)
       problems.push_back(Diagnostic{SourceMark{c.path, 1, 1}, "", "", "unknown framework or scope (hardware/vendor)"});
+  }
+  for (const auto& r : d.recipe_memory) {
+    if (!r.kv_cache_dtype.empty() && d.quant.kv_bytes.count(r.kv_cache_dtype) == 0)
+      problems.push_back(Diagnostic{SourceMark{(root / "recipe_memory.yaml").string(), 0, 0}, r.script,
+                                    "kv_cache_dtype",
+                                    "unknown KV dtype '" + r.kv_cache_dtype + "' (quantization.yaml)"});
   }
   if (!problems.empty()) throw InputError(problems);
   return d;

@@ -10,6 +10,7 @@
 #include "perfmodel/hardware.hpp"
 #include "perfmodel/model_spec.hpp"
 #include "perfmodel/quantization.hpp"
+#include "perfmodel/recipe_memory.hpp"
 
 namespace infermark::perfmodel {
 
@@ -21,6 +22,7 @@ struct EngineData {
   QuantCatalog quant;                         ///< quantization.yaml.
   std::vector<FrameworkProfile> frameworks;   ///< frameworks.yaml.
   std::vector<CalibratedProfile> calibrated;  ///< calibrated/*.yaml.
+  std::vector<RecipeMemory> recipe_memory;    ///< recipe_memory.yaml (empty where the folder has none).
 
   /// A GPU by name or alias (case-insensitive); throws InputError listing the known ones.
   [[nodiscard]] const HardwareSpec& FindHardware(const std::string& name) const;

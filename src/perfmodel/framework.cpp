@@ -26,11 +26,21 @@ std::vector<FrameworkProfile> LoadFrameworksFile(const std::string& path) {
       d.max_num_seqs = Count(s, "max_num_seqs", Need::kRequired, 1);
       d.max_num_batched_tokens = Count(s, "max_num_batched_tokens", Need::kRequired, 8192);
       d.block_size = Count(s, "block_size", Need::kRequired, 16);
-      d.gpu_memory_utilization = Fraction(s, "gpu_memory_utilization", Need::kRequired, 0.9);
-      d.fraction_of_free =
-          s.Choice("memory_fraction_of", Need::kRequired, {"total", "free_after_weights"}).value_or("total") ==
-          "free_after_weights";
-      d.activation_reserve_bytes = PositiveNumber(s, "activation_reserve_gb", Need::kRequired) * 1e9;
+      const std::string of =
+          s.Choice("memory_fraction_of", Need::kRequired, {"total", "free_after_weights", "static"}).value_or("total");
+      d.memory_rule = of == "static"               ? MemoryRule::kStatic
+                      : of == "free_after_weights" ? MemoryRule::kFreeAfterWeights
+                                                   : MemoryRule::kTotal;
+      // SGLang derives its fraction from the GPU and the deployment when the file says auto.
+      const YamlNode* util = s.Get("gpu_memory_utilization");
+      if (d.memory_rule == MemoryRule::kStatic && util != nullptr && util->kind == YamlKind::kString &&
+          util->text == "auto") {
+        d.gpu_memory_utilization.reset();
+      } else {
+        d.gpu_memory_utilization = Fraction(s, "gpu_memory_utilization", Need::kRequired, 0.9);
+      }
+      d.activation_reserve_bytes =
+          d.memory_rule == MemoryRule::kStatic ? 0 : PositiveNumber(s, "activation_reserve_gb", Need::kRequired) * 1e9;
       d.prefix_caching = s.Bool("prefix_caching", Need::kRequired).value_or(true);
       d.stream_interval = Count(s, "stream_interval", Need::kRequired, 1);
       s.RejectUnknown();

@@ -2,6 +2,7 @@
 // priors of vLLM, SGLang, TensorRT-LLM.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,16 +10,30 @@
 
 namespace infermark::perfmodel {
 
+/// What a framework's memory fraction is a fraction of, and so what the KV cache gets.
+enum class MemoryRule {
+  /// vLLM --gpu-memory-utilization: util × total − weights − activation reserve.
+  kTotal,
+  /// TensorRT-LLM free_gpu_memory_fraction: util × (total − weights − activation reserve).
+  kFreeAfterWeights,
+  /// SGLang --mem-fraction-static, the share of total memory for weights and KV pool together:
+  /// util × total − weights (the rest of memory is the activations' and CUDA graphs').
+  kStatic,
+};
+
 /// Scheduler settings a framework starts with (flags override them).
 struct SchedulerDefaults {
-  int max_num_seqs = 1024;                ///< Most sequences in one batch.
-  int max_num_batched_tokens = 8192;      ///< Token budget of one forward pass (chunked prefill).
-  int block_size = 16;                    ///< Tokens per KV-cache block.
-  double gpu_memory_utilization = 0.9;    ///< Fraction of memory the engine may use.
-  bool fraction_of_free = false;          ///< The fraction applies to memory left after weights (TRT-LLM).
-  double activation_reserve_bytes = 4e9;  ///< Memory kept for activations, graphs, workspace.
-  bool prefix_caching = true;             ///< Reuse KV blocks of identical prompt prefixes.
-  int stream_interval = 1;                ///< Tokens per streamed chunk.
+  int max_num_seqs = 1024;            ///< Most sequences in one batch.
+  int max_num_batched_tokens = 8192;  ///< Token budget of one forward pass (chunked prefill).
+  int block_size = 16;                ///< Tokens per KV-cache block.
+  /// Fraction of memory the engine may use (see `memory_rule`); unset: the framework derives it
+  /// from the GPU and the deployment (SGLang's default mem-fraction-static, MemFractionStatic).
+  std::optional<double> gpu_memory_utilization = 0.9;
+  MemoryRule memory_rule = MemoryRule::kTotal;  ///< What the fraction applies to.
+  double activation_reserve_bytes =
+      4e9;                     ///< Memory kept for activations, graphs, workspace (kTotal, kFreeAfterWeights).
+  bool prefix_caching = true;  ///< Reuse KV blocks of identical prompt prefixes.
+  int stream_interval = 1;     ///< Tokens per streamed chunk.
 };
 
 /// One framework.

@@ -53,6 +53,8 @@ std::vector<HardwareSpec> LoadHardwareFile(const std::string& path) {
     hw.description = r.String("description", Need::kDefaulted).value_or(key.text);
     hw.aliases = r.StringList("aliases", Need::kDefaulted).value_or(std::vector<std::string>{});
     hw.hbm_bytes = PositiveNumber(r, "hbm_gb", Need::kRequired) * 1e9;
+    const double memory_mib = PositiveNumber(r, "memory_mib", Need::kOptional);
+    hw.memory_bytes = memory_mib > 0 ? memory_mib * 1024 * 1024 : hw.hbm_bytes;
     hw.hbm_bytes_per_s = PositiveNumber(r, "hbm_tb_s", Need::kRequired) * 1e12;
     if (const YamlNode* t = r.Mapping("tflops", Need::kRequired)) {
       FieldReader f(ctx, *t, "tflops");

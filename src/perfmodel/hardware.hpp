@@ -19,7 +19,10 @@ struct HardwareSpec {
   std::string vendor;                ///< `nvidia` or `amd`.
   std::string description;           ///< Human-readable name.
   std::vector<std::string> aliases;  ///< Other names (runner labels) that select it.
-  double hbm_bytes = 0;              ///< HBM capacity, bytes.
+  double hbm_bytes = 0;              ///< HBM capacity, bytes (the datasheet's).
+  /// Memory the driver reports per GPU (nvidia-smi memory.total), which the serving frameworks
+  /// take as the GPU's total; `hbm_bytes` where the file gives none.
+  double memory_bytes = 0;
   double hbm_bytes_per_s = 0;        ///< Peak HBM bandwidth, bytes/s.
   double flops_bf16 = 0;             ///< Dense bf16 tensor peak, FLOP/s.
   double flops_fp8 = 0;              ///< Dense fp8 tensor peak (0 = not native).

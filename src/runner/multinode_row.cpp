@@ -18,6 +18,7 @@
 #include "core/subprocess.hpp"
 #include "http/client.hpp"
 #include "runner/exit_reason.hpp"
+#include "runner/multinode_launch.hpp"
 #include "runner/probe_get.hpp"
 #include "runner/readiness.hpp"
 #include "runner/slurm_allocation.hpp"
@@ -184,35 +185,26 @@ class MultiNodeRun {
 
   // The built-in engine per role: workers, router, readiness, then the points.
   void RunEngine() {
-    const MultiNodeEngine& e = *m_.engine;
-    const std::string infermark = plan_.server.argv.front();
-    std::vector<std::string> prefill_urls;
-    std::vector<std::string> decode_urls;
-    int k = 0;
     try {
-      for (const PlacedWorker& w : placement_.workers) {
-        const std::string node = w.nodes.front();
-        const int port = plan_.port + 1 + k++;
+      const MultiNodeLaunch launch = PlanMultiNodeLaunch(
+          plan_.server.argv.front(), *m_.engine, placement_, plan_.port, plan_.log_dir, plan_.server.log_path,
+          [this](const std::string& node) { return alloc_->NodeAddress(node); });
+      for (const LaunchStep& w : launch.workers) {
+        const std::string& node = w.nodes.front();
         Step s;
         s.name = w.role + " worker " + std::to_string(w.index) + " on " + node;
-        s.log = (fs::path(plan_.log_dir) / (w.role + "-" + std::to_string(w.index) + ".log")).string();
-        s.endpoint = WorkerEndpoint{s.name, alloc_->NodeAddress(node), port};
-        const std::string url = "http://" + s.endpoint.host + ":" + std::to_string(port);
-        (w.role == "prefill" ? prefill_urls : decode_urls).push_back(url);
-        const std::string devices = VisibleDevices(w.first_gpu, w.gpus);
-        Announce(s.log, s.name + " with CUDA_VISIBLE_DEVICES=" + devices, alloc_->job_id());
-        s.group = alloc_->Start(node, WorkerArgv(infermark, e, w.role, "0.0.0.0", port), s.log,
-                                Env({{"CUDA_VISIBLE_DEVICES", devices}}));
+        s.log = w.log_path;
+        s.endpoint = WorkerEndpoint{s.name, alloc_->NodeAddress(node), w.port};
+        Announce(s.log, s.name + " with CUDA_VISIBLE_DEVICES=" + w.devices, alloc_->job_id());
+        s.group = alloc_->Start(node, w.argv, s.log, Env({{"CUDA_VISIBLE_DEVICES", w.devices}}));
         workers_.push_back(std::move(s));
       }
       Step r;
       r.name = "router on " + placement_.head_node;
-      r.log = plan_.server.log_path;
+      r.log = launch.router.log_path;
       r.endpoint = WorkerEndpoint{r.name, alloc_->NodeAddress(placement_.head_node), plan_.port};
       Announce(r.log, r.name, alloc_->job_id());
-      r.group =
-          alloc_->Start(placement_.head_node,
-                        RouterArgv(infermark, e, prefill_urls, decode_urls, "0.0.0.0", plan_.port), r.log, Env({}));
+      r.group = alloc_->Start(placement_.head_node, launch.router.argv, r.log, Env({}));
       router_.push_back(std::move(r));
     } catch (const std::exception& ex) {
       Fail(ex.what());

@@ -18,6 +18,14 @@ std::string LabelHardware(const SiteConfig& site, const std::string& label) {
   return gpu.substr(0, gpu.find('-'));
 }
 
+std::string LauncherRecipe(const matrix::MatrixRow& row) {
+  std::string gpu = row.runner;
+  if (gpu.rfind("cluster:", 0) == 0) gpu = gpu.substr(8);
+  gpu = gpu.substr(0, gpu.find('-'));
+  const std::string exp = row.exp_name.substr(0, row.exp_name.find('_'));
+  return exp + "_" + row.precision + "_" + gpu + (row.spec_decoding == "mtp" ? "_mtp" : "");
+}
+
 perfmodel::DeploymentOptions RowDeployment(const matrix::MatrixRow& row, const std::string& hardware,
                                            const ModelSite& model) {
   perfmodel::DeploymentOptions d;
@@ -31,6 +39,7 @@ perfmodel::DeploymentOptions RowDeployment(const matrix::MatrixRow& row, const s
   d.dp_attention = row.dp_attn;
   d.max_model_len = row.max_model_len;
   d.spec_decoding = row.spec_decoding == "mtp" ? "mtp" : "none";
+  if (!row.Agentic() && !row.prefill) d.recipe = LauncherRecipe(row);
   if (row.Agentic()) {
     // Agentic recipes keep the prefix cache on and, with kv-offloading dram, give the engine a
     // host tier of the row's DRAM budget: SGLang as HiCache per rank, vLLM (any backend: the
@@ -85,6 +94,7 @@ std::vector<std::string> EngineServeArgv(const std::string& infermark, const per
     std::snprintf(buf, sizeof buf, "%g", v);
     return std::string(buf);
   };
+  if (!d.recipe.empty()) argv.insert(argv.end(), {"--recipe", d.recipe});
   if (d.prefix_caching && *d.prefix_caching) argv.push_back("--enable-prefix-caching");
   if (d.kv_offloading_size_gib) {
     argv.insert(argv.end(), {"--kv-offloading-size", number(*d.kv_offloading_size_gib), "--kv-offloading-backend",

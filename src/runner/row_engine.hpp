@@ -20,7 +20,13 @@ std::string EngineFramework(const std::string& framework);
 /// (`cluster:mi355x-amds` → `mi355x`).
 std::string LabelHardware(const SiteConfig& site, const std::string& label);
 
-/// The deployment of `row` on `hardware` with the site's entry for its model.
+/// The name InferenceX's launchers give `row`'s script, without the framework part:
+/// `<exp prefix>_<precision>_<gpu>[_mtp]` (`dsr1_fp8_b200`), `<gpu>` the label without `cluster:`
+/// and after-`-` parts.
+std::string LauncherRecipe(const matrix::MatrixRow& row);
+
+/// The deployment of `row` on `hardware` with the site's entry for its model; a fixed-length
+/// single-node row names its launcher (LauncherRecipe), whose memory flag the engine applies.
 perfmodel::DeploymentOptions RowDeployment(const matrix::MatrixRow& row, const std::string& hardware,
                                            const ModelSite& model);
 

@@ -150,13 +150,10 @@ std::string RunnerName(const SiteConfig& site, const PlanOptions& options) {
 }
 
 std::string FindLauncherScript(const std::string& dir, const matrix::MatrixRow& row) {
-  std::string gpu = row.runner;
-  if (gpu.rfind("cluster:", 0) == 0) gpu = gpu.substr(8);
-  gpu = gpu.substr(0, gpu.find('-'));
-  const std::string exp = row.exp_name.substr(0, row.exp_name.find('_'));
   const std::string subdir = row.Agentic() ? "agentic/" : "fixed_seq_len/";
   const std::string mtp = row.spec_decoding == "mtp" ? "_mtp" : "";
-  const std::string base = exp + "_" + row.precision + "_" + gpu;
+  std::string base = LauncherRecipe(row);
+  base.resize(base.size() - mtp.size());
   std::error_code ec;
   for (const std::string& name : {base + "_" + row.framework + mtp + ".sh", base + mtp + ".sh"}) {
     for (const std::string& rel : {subdir + name, name}) {
@@ -266,12 +263,16 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     }
     PlanMultiNode(plan, row, site, *runner, options, tokenizer, ppc, wpc);
     if (plan.multinode->engine) {
-      // What --dry-run shows: the router on the head node, in front of workers placed at run time.
-      plan.server.argv = RouterArgv(infermark, *plan.multinode->engine, {"http://<prefill worker>"},
-                                    {"http://<decode worker>"}, "0.0.0.0", plan.port);
+      // The deployment on the nodes an allocation would hold (what --dry-run shows); the run
+      // places it again, the same way, on the nodes Slurm grants.
+      const MultiNodePlan& m = *plan.multinode;
       plan.server.log_path = (fs::path(plan.log_dir) / "router.log").string();
-      plan.client = plan.multinode->points.front().client;
-      plan.client_config = plan.multinode->points.front().client_config;
+      const WorkerPlacement placement = PlaceWorkers(row, m.gpus_per_node, PlannedNodeNames(m.allocation.nodes));
+      plan.planned_launch = PlanMultiNodeLaunch(infermark, *m.engine, placement, plan.port, plan.log_dir,
+                                                plan.server.log_path, [](const std::string& node) { return node; });
+      plan.server.argv = plan.planned_launch->router.argv;
+      plan.client = m.points.front().client;
+      plan.client_config = m.points.front().client_config;
     }
     plan.server_log = plan.server.log_path;
     return plan;

@@ -13,6 +13,7 @@
 #include "matrix/matrix_row.hpp"
 #include "perfmodel/deployment.hpp"
 #include "runner/launch_env.hpp"
+#include "runner/multinode_launch.hpp"
 #include "runner/multinode_plan.hpp"
 #include "runner/process_group.hpp"
 #include "runner/site_config.hpp"
@@ -80,6 +81,10 @@ struct RowPlan {
   /// Multi-node rows: the allocation, the points and the roles (`server` is then the router, or
   /// the launcher, which runs on the head node).
   std::optional<MultiNodePlan> multinode;
+  /// Multi-node rows of the built-in engine: every worker and the router on the nodes an
+  /// allocation would hold (PlannedNodeNames), as `run --dry-run` shows them; the run places the
+  /// same deployment on the nodes Slurm grants.
+  std::optional<MultiNodeLaunch> planned_launch;
 };
 
 /// Plans `row` at `site`. Throws InputError (naming the row) when its runner label has no entry

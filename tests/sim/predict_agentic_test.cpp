@@ -61,6 +61,9 @@ Figures Predicted(std::size_t users, std::optional<double> host_gib, const std::
   id.framework = framework;
   id.kv_offloading = host_gib ? "dram" : "none";
   id.kv_offload_backend = host_gib ? (framework == "sglang" ? "hicache" : "native") : "";
+  // InferenceX's aggregate wants the backend's metadata with it, as a run records it
+  // (StandaloneIdentity fills it from the backend's name).
+  if (host_gib) id.kv_offload_backend_metadata = Json{{"name", id.kv_offload_backend}}.dump();
   id.tp = 4;
   const Json agg = agentic::AgenticAggregate(artifacts, id, agentic::ExpectedOutputsOf(load.corpus));
   Figures f;
