@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "results/postgres_db.hpp"
 #include "results/result_files.hpp"
-#include "results/result_store.hpp"
-#include "results/store_url.hpp"
+#include "store/postgres_db.hpp"
+#include "store/result_store.hpp"
+#include "store/store_url.hpp"
 
 namespace {
 

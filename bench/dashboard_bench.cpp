@@ -23,7 +23,7 @@
 #include "dashboard/dashboard_server.hpp"
 #include "dashboard/store_location.hpp"
 #include "http/client.hpp"
-#include "results/result_store.hpp"
+#include "store/result_store.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
 #include "loadgen/http_target.hpp"
-#include "results/agentic_power.hpp"
+#include "power/agentic_power.hpp"
 
 namespace infermark::cli {
 namespace {

@@ -9,9 +9,9 @@
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
 #include "dashboard/dashboard_server.hpp"
-#include "results/price_table.hpp"
-#include "results/result_store.hpp"
-#include "results/store_url.hpp"
+#include "report/price_table.hpp"
+#include "store/result_store.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::cli {
 namespace {

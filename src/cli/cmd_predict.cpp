@@ -19,9 +19,9 @@
 #include "core/json_text.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
-#include "results/store_url.hpp"
 #include "runner/predict_sweep.hpp"
 #include "sim/predict.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::cli {
 namespace {

@@ -1,5 +1,5 @@
 // `infermark report`: one self-contained HTML file with the Pareto charts and point tables of
-// stored runs (src/results/report.hpp).
+// stored runs (src/report/report.hpp).
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -7,9 +7,9 @@
 #include "cli/commands.hpp"
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
-#include "results/report.hpp"
-#include "results/result_store.hpp"
-#include "results/store_url.hpp"
+#include "report/report.hpp"
+#include "store/result_store.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::cli {
 namespace {

@@ -1,6 +1,6 @@
 // `infermark results process|power|power-multinode|agentic-power|ingest|list|show|export|compare`: InferenceX's result
 // processing and power aggregation, the results store and run comparison. All logic lives in
-// src/results/.
+// src/power/, src/results/, src/store/ and src/report/.
 
 #include <cctype>
 #include <charconv>
@@ -17,19 +17,19 @@
 #include "core/file_io.hpp"
 #include "core/host.hpp"
 #include "core/version.hpp"
-#include "results/agentic_power.hpp"
+#include "power/agentic_power.hpp"
+#include "power/indented_json.hpp"
+#include "power/multinode_power.hpp"
+#include "power/power_aggregation.hpp"
+#include "report/compare.hpp"
+#include "report/csv_export.hpp"
 #include "results/agentic_record.hpp"
-#include "results/compare.hpp"
-#include "results/csv_export.hpp"
-#include "results/indented_json.hpp"
-#include "results/ingest.hpp"
-#include "results/ingest_inferencex_app.hpp"
-#include "results/multinode_power.hpp"
-#include "results/power_aggregation.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
-#include "results/result_store.hpp"
-#include "results/store_url.hpp"
+#include "store/ingest.hpp"
+#include "store/ingest_inferencex_app.hpp"
+#include "store/result_store.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::cli {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "cli/project_paths.hpp"
 #include "core/exit_codes.hpp"
-#include "results/store_url.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::cli {
 namespace {

@@ -6,9 +6,9 @@
 
 #include "core/file_io.hpp"
 #include "gpu/nvml.hpp"
-#include "results/agentic_power.hpp"
-#include "results/power_aggregation.hpp"
-#include "results/power_integration.hpp"
+#include "power/agentic_power.hpp"
+#include "power/power_aggregation.hpp"
+#include "power/power_integration.hpp"
 
 namespace infermark::cli {
 

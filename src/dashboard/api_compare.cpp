@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "dashboard/api_routes.hpp"
-#include "results/compare.hpp"
+#include "report/compare.hpp"
 
 namespace infermark::dashboard::routes {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "dashboard/api_routes.hpp"
 #include "dashboard/point_filter.hpp"
-#include "results/compare.hpp"
-#include "results/iso_interactivity.hpp"
-#include "results/pareto.hpp"
+#include "report/compare.hpp"
+#include "report/iso_interactivity.hpp"
+#include "report/pareto.hpp"
 
 namespace infermark::dashboard::routes {
 namespace {

@@ -13,7 +13,7 @@
 #include "dashboard/query.hpp"
 #include "dashboard/store_location.hpp"
 #include "http/server.hpp"
-#include "results/price_table.hpp"
+#include "report/price_table.hpp"
 
 namespace infermark::dashboard {
 namespace {

@@ -4,10 +4,10 @@
 
 #include "core/parallel_chunks.hpp"
 #include "dashboard/point_json.hpp"
+#include "power/power_fields.hpp"
+#include "report/price_table.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/point_validity.hpp"
-#include "results/power_fields.hpp"
-#include "results/price_table.hpp"
 #include "results/runner_label.hpp"
 
 namespace infermark::dashboard {

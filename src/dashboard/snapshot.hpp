@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "results/result_store.hpp"
+#include "store/result_store.hpp"
 
 namespace infermark::dashboard {
 

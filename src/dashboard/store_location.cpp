@@ -1,7 +1,7 @@
 #include "dashboard/store_location.hpp"
 
 #include "core/diagnostic.hpp"
-#include "results/store_url.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::dashboard {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "results/result_store.hpp"
+#include "store/result_store.hpp"
 
 namespace infermark::dashboard {
 

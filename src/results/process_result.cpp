@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "core/diagnostic.hpp"
-#include "results/power_aggregation.hpp"
-#include "results/power_fields.hpp"
+#include "power/power_aggregation.hpp"
+#include "power/power_fields.hpp"
 
 namespace infermark::results {
 namespace {

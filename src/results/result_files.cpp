@@ -9,9 +9,9 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
-#include "results/agentic_power.hpp"
+#include "power/agentic_power.hpp"
+#include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
-#include "results/power_fields.hpp"
 #include "results/process_result.hpp"
 
 namespace infermark::results {

@@ -14,13 +14,13 @@
 #include "perfmodel/disaggregation.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
-#include "results/store_url.hpp"
 #include "runner/launch_env.hpp"
 #include "runner/result_sink.hpp"
 #include "runner/row_disagg.hpp"
 #include "runner/row_engine.hpp"
 #include "sim/disagg_run.hpp"
 #include "sim/predict_agentic.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::runner {
 namespace {

@@ -5,11 +5,11 @@
 #include "core/file_io.hpp"
 #include "core/host.hpp"
 #include "core/version.hpp"
+#include "report/report.hpp"
 #include "results/process_settings.hpp"
-#include "results/report.hpp"
 #include "results/result_files.hpp"
 #include "results/runner_label.hpp"
-#include "results/store_url.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::runner {
 namespace {

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "results/result_store.hpp"
 #include "runner/sweep.hpp"
+#include "store/result_store.hpp"
 
 namespace infermark::runner {
 

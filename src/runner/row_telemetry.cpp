@@ -6,8 +6,8 @@
 
 #include "core/file_io.hpp"
 #include "gpu/nvml.hpp"
-#include "results/agentic_power.hpp"
-#include "results/power_aggregation.hpp"
+#include "power/agentic_power.hpp"
+#include "power/power_aggregation.hpp"
 
 namespace infermark::runner {
 

@@ -10,13 +10,13 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "matrix/generator.hpp"
-#include "results/store_url.hpp"
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
 #include "runner/result_sink.hpp"
 #include "runner/row_disagg.hpp"
 #include "runner/slurm_executor.hpp"
 #include "runner/stop_signal.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::runner {
 namespace {

@@ -90,17 +90,21 @@ const Graph& Allowed() {
       {"tokenizer", {"core"}},
       {"http", {"core"}},
       {"metrics", {"core"}},
-      {"gpu", {"core"}},        // telemetry through NVML loaded at run time: no build dependency on a driver
-      {"perfmodel", {"core"}},  // no I/O beyond data files: never http, loadgen, engine or sim
-      {"results", {"core"}},
-      {"dashboard", {"results", "http", "core"}},                        // read-only server over the store
-      {"loadgen", {"metrics", "http", "tokenizer", "core"}},             // never perfmodel, engine or sim
+      {"gpu", {"core"}},               // telemetry through NVML loaded at run time: no build dependency on a driver
+      {"perfmodel", {"core"}},         // no I/O beyond data files: never http, loadgen, engine or sim
+      {"power", {"core"}},             // telemetry files in, energy figures out: no store, no report
+      {"results", {"power", "core"}},  // processed records and points carry their power figures
+      {"store", {"results", "power", "core"}},            // keeps points; never draws them
+      {"report", {"store", "results", "power", "core"}},  // reads the store; nothing below reads a report
+      {"dashboard", {"report", "store", "results", "power", "http", "core"}},  // read-only server over the store
+      {"loadgen", {"metrics", "http", "tokenizer", "core"}},                   // never perfmodel, engine or sim
       {"agentic", {"loadgen", "metrics", "http", "tokenizer", "core"}},  // a client: never perfmodel, engine or sim
       {"eval", {"loadgen", "metrics", "http", "core"}},  // a client that scores answers: never perfmodel, engine or sim
       {"engine", {"perfmodel", "http", "tokenizer", "core"}},
       {"sim", {"agentic", "loadgen", "perfmodel", "metrics", "core"}},
       {"runner",
-       {"agentic", "sim", "gpu", "loadgen", "results", "matrix", "perfmodel", "metrics", "http", "catalog", "core"}},
+       {"agentic", "sim", "gpu", "loadgen", "report", "store", "results", "power", "matrix", "perfmodel", "metrics",
+        "http", "catalog", "core"}},
   };
   return g;
 }

@@ -10,9 +10,9 @@
 
 #include "dashboard/snapshot.hpp"
 #include "dashboard_fixture.hpp"
-#include "results/iso_interactivity.hpp"
-#include "results/postgres_test_server.hpp"
-#include "results/store_url.hpp"
+#include "report/iso_interactivity.hpp"
+#include "store/postgres_test_server.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::dashboard {
 namespace {

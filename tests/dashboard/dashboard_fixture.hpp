@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "results/result_store.hpp"
 #include "results/sample_points.hpp"
-#include "results/store_url.hpp"
+#include "store/result_store.hpp"
+#include "store/store_url.hpp"
 
 namespace infermark::dashboard::test {
 

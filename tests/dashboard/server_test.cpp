@@ -13,7 +13,7 @@
 #include "dashboard/dashboard_server.hpp"
 #include "dashboard_fixture.hpp"
 #include "http/client.hpp"
-#include "results/postgres_test_server.hpp"
+#include "store/postgres_test_server.hpp"
 
 namespace infermark::dashboard {
 namespace {

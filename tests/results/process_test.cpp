@@ -10,7 +10,7 @@
 
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
-#include "results/indented_json.hpp"
+#include "power/indented_json.hpp"
 #include "results/process_result.hpp"
 #include "run_binary.hpp"
 #include "test_paths.hpp"

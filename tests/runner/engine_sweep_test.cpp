@@ -8,9 +8,9 @@
 #include "core/file_io.hpp"
 #include "core/host.hpp"
 #include "core/version.hpp"
-#include "results/result_store.hpp"
 #include "run_binary.hpp"
 #include "runner_test_util.hpp"
+#include "store/result_store.hpp"
 
 namespace infermark::runner {
 namespace {

@@ -21,11 +21,11 @@
 
 #include "core/file_io.hpp"
 #include "core/json_text.hpp"
-#include "results/store_inspection.hpp"
 #include "run_binary.hpp"
 #include "runner/process_group.hpp"
 #include "runner_test_util.hpp"
 #include "slurm_cluster.hpp"
+#include "store/store_inspection.hpp"
 
 namespace infermark::runner {
 namespace {

@@ -1,0 +1,43 @@
+#include "store/ingest.hpp"
+
+#include <algorithm>
+
+#include "core/diagnostic.hpp"
+#include "core/sha256.hpp"
+
+namespace infermark::results {
+
+std::string DerivedRunKey(const std::vector<Point>& points) {
+  std::vector<std::string> parts;
+  parts.reserve(points.size());
+  for (const auto& p : points)
+    parts.push_back((p.raw_sha256.empty() ? Sha256Hex(p.raw_json) : p.raw_sha256) + " " + p.key.Canonical());
+  std::sort(parts.begin(), parts.end());
+  std::string all;
+  for (const auto& part : parts) all += part + "\n";
+  return "ingest-" + Sha256Hex(all).substr(0, 12);
+}
+
+std::vector<Point> ReadResultFiles(const std::vector<std::string>& paths, const ReadOptions& options) {
+  std::vector<Point> points;
+  std::vector<Diagnostic> problems;
+  for (const std::string& file : ExpandResultPaths(paths)) {
+    try {
+      for (auto& p : ReadResultFile(file, options)) points.push_back(std::move(p));
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
+  if (points.empty()) throw InputError(Diagnostic{{}, "", "", "no result files found under the given paths"});
+  return points;
+}
+
+IngestOutcome IngestResultFiles(ResultStore& store, RunInfo run, const std::vector<std::string>& paths,
+                                const ReadOptions& options) {
+  const std::vector<Point> points = ReadResultFiles(paths, options);
+  if (run.run_key.empty()) run.run_key = DerivedRunKey(points);
+  return store.Ingest(run, points);
+}
+
+}  // namespace infermark::results

@@ -1,0 +1,198 @@
+// ResultStore on one SQLite file (WAL, so a report can read while a sweep writes).
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/diagnostic.hpp"
+#include "store/result_store.hpp"
+#include "store/sqlite_db.hpp"
+#include "store/store_rows.hpp"
+#include "store/store_schema.hpp"
+
+namespace infermark::results {
+namespace {
+
+void BindValue(SqliteStatement& statement, int index, const StoreValue& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) {
+    statement.Bind(index, *i);
+  } else if (const auto* d = std::get_if<double>(&value)) {
+    statement.Bind(index, *d);
+  } else if (const auto* t = std::get_if<std::string>(&value)) {
+    statement.Bind(index, *t);
+  } else {
+    statement.BindNull(index);
+  }
+}
+
+class SqliteStore final : public ResultStore {
+ public:
+  SqliteStore(const std::string& path, const StoreOptions& options) : db_(path) {
+    // WAL lets readers (report, list) run beside a writer (a sweep storing its rows).
+    {
+      SqliteStatement wal(db_, "PRAGMA journal_mode = WAL");
+      if (wal.Step() && wal.Text(0) != "wal") {
+        throw std::runtime_error("results store " + path + ": cannot switch to WAL mode (" + wal.Text(0) + ")");
+      }
+    }
+    db_.Exec("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
+    MigrateStore(db_, options.target_schema_version);
+    schema_version_ = ReadSchemaVersion(db_);
+  }
+
+  IngestOutcome Ingest(const RunInfo& run, const std::vector<Point>& points) override {
+    IngestOutcome outcome;
+    db_.Exec("BEGIN IMMEDIATE");
+    try {
+      outcome.run_id = EnsureRun(run);
+      for (const Point& point : points) StorePoint(outcome, point);
+      for (auto& [sql, statement] : statements_) statement->Reset();
+      db_.Exec("COMMIT");
+    } catch (...) {
+      for (auto& [sql, statement] : statements_) statement->Reset();
+      db_.Exec("ROLLBACK");
+      throw;
+    }
+    return outcome;
+  }
+
+  std::vector<RunSummary> ListRuns() override {
+    SqliteStatement q(db_,
+                      "SELECT r.id, r.run_key, r.label, r.recipe, r.host, r.infermark_version, r.source, r.created_at, "
+                      "COUNT(p.id), COALESCE(SUM(p.kind = 'predicted'), 0), COALESCE(MAX(p.time_scale), 1) "
+                      "FROM runs r LEFT JOIN points p ON p.run_id = r.id GROUP BY r.id ORDER BY r.id");
+    std::vector<RunSummary> runs;
+    while (q.Step()) {
+      RunSummary s;
+      s.id = q.Int(0);
+      s.info = {q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(6)};
+      s.created_at = q.Text(7);
+      s.points = static_cast<int>(q.Int(8));
+      s.predicted_points = static_cast<int>(q.Int(9));
+      s.max_time_scale = q.Double(10);
+      runs.push_back(std::move(s));
+    }
+    return runs;
+  }
+
+  RunSummary FindRun(const std::string& ref) override { return FindRunIn(ListRuns(), ref, db_.path()); }
+
+  std::vector<Point> Points(std::int64_t run_id) override {
+    SqliteStatement q(db_, PointQuery("WHERE p.run_id = ?1", true));
+    q.Bind(1, run_id);
+    return ReadPoints(q);
+  }
+
+  std::vector<Point> AllPoints() override {
+    SqliteStatement q(db_, PointQuery("", false));
+    return ReadPoints(q);
+  }
+
+  int SchemaVersion() override { return ReadSchemaVersion(db_); }
+
+ private:
+  // The points `where` selects (PointSelectList), unordered.
+  std::string PointQuery(const std::string& where, bool raw) const {
+    return "SELECT " + PointSelectList(schema_version_, raw) + " FROM points p JOIN runs r ON r.id = p.run_id " + where;
+  }
+
+  // The rows of a PointQuery statement as points, records parsed on the thread budget, sorted by
+  // run and natural key (in memory: cheaper than the database's sort for many points).
+  std::vector<Point> ReadPoints(SqliteStatement& q) const {
+    std::vector<Point> points;
+    std::vector<PointRecordText> texts;
+    while (q.Step()) points.push_back(ReadPointRow(q, schema_version_, &texts.emplace_back()));
+    ParsePointRecords(points, texts);
+    SortPointsByRunAndKey(points);
+    return points;
+  }
+
+  std::int64_t EnsureRun(const RunInfo& run) {
+    if (run.run_key.empty()) throw std::invalid_argument("a run needs a key");
+    SqliteStatement insert(db_,
+                           "INSERT OR IGNORE INTO runs (run_key, label, recipe, host, infermark_version, source, "
+                           "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    insert.Bind(1, run.run_key)
+        .Bind(2, run.label.empty() ? run.run_key : run.label)
+        .Bind(3, run.recipe)
+        .Bind(4, run.host)
+        .Bind(5, run.infermark_version)
+        .Bind(6, run.source)
+        .Bind(7, IsoUtcNow());
+    insert.Step();
+    SqliteStatement select(db_, "SELECT id FROM runs WHERE run_key = ?1");
+    select.Bind(1, run.run_key);
+    if (!select.Step()) throw std::runtime_error("results store " + db_.path() + ": run vanished after insert");
+    return select.Int(0);
+  }
+
+  void StorePoint(IngestOutcome& outcome, const Point& point) {
+    PointRow row = MakePointRow(point, outcome.run_id, schema_version_);
+    SqliteStatement& existing =
+        Cached("SELECT id, raw_sha256, agg_json, kind, time_scale FROM points WHERE run_id = ?1 AND point_key = ?2");
+    existing.Bind(1, outcome.run_id).Bind(2, row.key);
+    std::int64_t id = 0;
+    if (existing.Step()) {
+      id = existing.Int(0);
+      if (existing.Text(1) == row.sha256 && existing.Text(2) == row.agg &&
+          existing.Text(3) == PointKindName(point.provenance.kind) &&
+          existing.Double(4) == point.provenance.time_scale) {
+        ++outcome.unchanged;
+        return;
+      }
+    }
+    std::vector<std::pair<const char*, StoreValue>>& columns = row.columns;
+    columns.emplace_back(id == 0 ? "ingested_at" : "updated_at", IsoUtcNow());
+    std::string names, values, sets;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const std::string param = "?" + std::to_string(i + 1);
+      names += (i ? ", " : "") + std::string(columns[i].first);
+      values += (i ? ", " : "") + param;
+      sets += (i ? ", " : "") + std::string(columns[i].first) + " = " + param;
+    }
+    const std::string id_param = "?" + std::to_string(columns.size() + 1);
+    SqliteStatement& write = Cached(id == 0 ? "INSERT INTO points (" + names + ") VALUES (" + values + ")"
+                                            : "UPDATE points SET " + sets + " WHERE id = " + id_param);
+    for (std::size_t i = 0; i < columns.size(); ++i) BindValue(write, static_cast<int>(i + 1), columns[i].second);
+    if (id != 0) write.Bind(static_cast<int>(columns.size() + 1), id);
+    write.Step();
+    ++(id == 0 ? outcome.added : outcome.updated);
+  }
+
+  // The statement for `sql`, prepared once per store and reset for this use.
+  SqliteStatement& Cached(const std::string& sql) {
+    std::unique_ptr<SqliteStatement>& statement = statements_[sql];
+    if (!statement) statement = std::make_unique<SqliteStatement>(db_, sql);
+    statement->Reset();
+    return *statement;
+  }
+
+  SqliteDb db_;
+  int schema_version_ = 0;  // as migrated at open
+  // Ingest's statements, prepared once (preparing them per point was a third of an ingest); reset
+  // after each Ingest so that none keeps a read open. Declared after db_: finalized before it closes.
+  std::map<std::string, std::unique_ptr<SqliteStatement>> statements_;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultStore> OpenStore(const std::string& path, const StoreOptions& options) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) throw InputError(Diagnostic{{path, 0, 0}, "", "", "cannot create the store's folder: " + ec.message()});
+  return std::make_unique<SqliteStore>(path, options);
+}
+
+int CurrentSchemaVersion() {
+  return static_cast<int>(StoreMigrations().size());
+}
+
+std::string DefaultStorePath() {
+  return "results/infermark.db";
+}
+
+}  // namespace infermark::results

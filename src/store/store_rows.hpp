@@ -1,0 +1,115 @@
+// What both results stores (SQLite and PostgreSQL) share about rows: the columns a point is
+// written with at each schema version, the columns a point is read back from, their order, and
+// how a run reference names a run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "results/point.hpp"
+#include "store/result_store.hpp"
+
+namespace infermark::results {
+
+/// A column's value as written; monostate is NULL.
+using StoreValue = std::variant<std::monostate, std::int64_t, double, std::string>;
+
+/// A point as one `points` row.
+struct PointRow {
+  std::string key;     ///< The natural key (`point_key`).
+  std::string sha256;  ///< SHA-256 of the raw result (given, or computed from raw_json).
+  std::string agg;     ///< The processed record, compact JSON (`agg_json`).
+  std::vector<std::pair<const char*, StoreValue>> columns;  ///< Every column but the timestamps, in order.
+};
+
+/// The row of `point` in run `run_id` for a store at `schema_version` (older stores lack newer
+/// columns). The caller adds `ingested_at` or `updated_at`.
+PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_version);
+
+/// The select list a point is read from (`p` is points, `r` runs), newest columns included when
+/// the store has them and `p.run_id` last; `raw` false selects '' for raw_json.
+std::string PointSelectList(int schema_version, bool raw);
+
+/// Reasons as one stored text, `; `-separated (as the verdict line joins them).
+std::string JoinReasons(const std::vector<std::string>& reasons);
+/// The reasons JoinReasons stored; empty text gives none.
+std::vector<std::string> SplitReasons(const std::string& text);
+
+/// A point's records as stored text, to parse apart from reading its row.
+struct PointRecordText {
+  std::string agg;         ///< agg_json.
+  std::string matrix_row;  ///< matrix_row ("" when none).
+};
+
+/// A point from a row of a PointSelectList query; `Row` has Text(i), Int(i) and Double(i). With
+/// `deferred`, the records are left there as text for ParsePointRecords instead of parsed here.
+template <typename Row>
+Point ReadPointRow(const Row& q, int schema_version, PointRecordText* deferred = nullptr) {
+  Point p;
+  p.id = q.Int(0);
+  p.run_key = q.Text(1);
+  p.key.model = q.Text(2);
+  p.key.hw = q.Text(3);
+  p.key.framework = q.Text(4);
+  p.key.precision = q.Text(5);
+  p.key.spec_decoding = q.Text(6);
+  p.key.disagg = q.Int(7) != 0;
+  p.key.topology = q.Text(8);
+  p.key.isl = q.Int(9);
+  p.key.osl = q.Int(10);
+  p.key.conc = q.Int(11);
+  Provenance& v = p.provenance;
+  v.kind = q.Text(12) == "predicted" ? PointKind::kPredicted : PointKind::kMeasured;
+  v.time_scale = q.Double(13);
+  v.config_key = q.Text(14);
+  std::string row = q.Text(15);
+  if (deferred != nullptr) {
+    deferred->matrix_row = std::move(row);
+  } else {
+    v.matrix_row = row.empty() ? Json() : Json::parse(row, nullptr, false);
+  }
+  v.image = q.Text(16);
+  v.engine_flags = q.Text(17);
+  v.host = q.Text(18);
+  v.infermark_version = q.Text(19);
+  v.metrics_version = q.Text(20);
+  v.verdict = q.Text(21);
+  v.started_at = q.Text(22);
+  v.ended_at = q.Text(23);
+  v.source_path = q.Text(24);
+  p.raw_sha256 = q.Text(25);
+  p.raw_json = q.Text(26);
+  if (deferred != nullptr) {
+    deferred->agg = q.Text(27);
+  } else {
+    p.agg = Json::parse(q.Text(27), nullptr, false);
+  }
+  p.ingested_at = q.Text(28);
+  v.git_commit = q.Text(29);
+  if (schema_version >= 4) {
+    p.key.scenario_type = q.Text(30);
+    p.key.kv_offloading = q.Text(31);
+    p.key.kv_offload_backend = q.Text(32);
+  }
+  v.power_invalid_reasons = SplitReasons(q.Text(33));
+  p.run_id = q.Int(34);
+  return p;
+}
+
+/// Parses `texts[i]` into `points[i]`'s record and matrix row, on the threads of the budget
+/// (parsing is most of reading many points); the texts are consumed.
+void ParsePointRecords(std::vector<Point>& points, std::vector<PointRecordText>& texts);
+
+/// Sorts points by run id, then in natural-key order: scenario type (fixed-length first), model,
+/// ISL, OSL, hardware, framework, precision, spec decoding, topology, KV offloading and its backend,
+/// concurrency; text byte-wise. Cheaper here than in the database for many points.
+void SortPointsByRunAndKey(std::vector<Point>& points);
+
+/// The run of `runs` (oldest first) that `ref` names, as ResultStore::FindRun documents; throws
+/// InputError naming `store` and the reference when none or several match.
+RunSummary FindRunIn(const std::vector<RunSummary>& runs, const std::string& ref, const std::string& store);
+
+}  // namespace infermark::results
