@@ -1095,12 +1095,6 @@ Json Sidecar(const MultinodePowerOptions& options, const Audit& audit, const std
   return out;
 }
 
-std::string Fixed2(double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.2f", v);
-  return text;
-}
-
 }  // namespace
 
 MultinodePowerOutcome RunMultinodePowerAggregation(const MultinodePowerOptions& options) {
@@ -1163,10 +1157,10 @@ MultinodePowerOutcome RunMultinodePowerAggregation(const MultinodePowerOptions& 
   const auto metric = [&](const char* key) {
     return audit.metrics.contains(key) ? audit.metrics[key].get<double>() : 0.0;
   };
-  out.summary = "avg_power_w=" + Fixed2(metric("avg_power_w")) +
-                " total_gpu_energy_j=" + Fixed2(metric("total_gpu_energy_j")) +
-                " prefill_gpu_energy_j=" + Fixed2(metric("prefill_gpu_energy_j")) +
-                " decode_gpu_energy_j=" + Fixed2(metric("decode_gpu_energy_j")) +
+  out.summary = "avg_power_w=" + PythonFixed2(metric("avg_power_w")) +
+                " total_gpu_energy_j=" + PythonFixed2(metric("total_gpu_energy_j")) +
+                " prefill_gpu_energy_j=" + PythonFixed2(metric("prefill_gpu_energy_j")) +
+                " decode_gpu_energy_j=" + PythonFixed2(metric("decode_gpu_energy_j")) +
                 " (n=" + std::to_string(audit.expected_gpu_count) + ") -> " + PythonPathText(options.agg_result);
   return out;
 }

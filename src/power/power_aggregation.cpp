@@ -13,6 +13,7 @@
 #include "power/power_accumulator.hpp"
 #include "power/python_csv.hpp"
 #include "power/python_path.hpp"
+#include "power/python_value.hpp"
 
 namespace infermark::results {
 namespace {
@@ -214,12 +215,6 @@ Json Sidecar(const PowerRunOptions& options, const std::optional<Benchmark>& ben
   return out;
 }
 
-std::string Fixed2(double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.2f", v);
-  return text;
-}
-
 }  // namespace
 
 double PythonRound(double value, int digits) {
@@ -290,9 +285,9 @@ PowerRunOutcome RunPowerAggregation(const PowerRunOptions& options) {
     out.exit_code = options.require_power ? 1 : 0;
     return out;
   }
-  out.summary = "avg_power_w=" + Fixed2(metrics["avg_power_w"].get<double>()) +
-                " avg_total_gpu_power_w=" + Fixed2(metrics["avg_total_gpu_power_w"].get<double>()) +
-                " total_gpu_energy_j=" + Fixed2(metrics["total_gpu_energy_j"].get<double>()) +
+  out.summary = "avg_power_w=" + PythonFixed2(metrics["avg_power_w"].get<double>()) +
+                " avg_total_gpu_power_w=" + PythonFixed2(metrics["avg_total_gpu_power_w"].get<double>()) +
+                " total_gpu_energy_j=" + PythonFixed2(metrics["total_gpu_energy_j"].get<double>()) +
                 " (n=" + std::to_string(out.integration.observed_gpu_ids.size()) + ") -> " +
                 PythonPathText(options.agg_result);
   out.exit_code = 0;

@@ -171,4 +171,10 @@ std::optional<double> PythonFloat(std::string_view text) {
   return v;
 }
 
+std::string PythonFixed2(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
+}
+
 }  // namespace infermark::results

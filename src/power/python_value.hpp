@@ -33,4 +33,7 @@ std::optional<long long> PythonInt(std::string_view text);
 /// surrounding whitespace and underscores between digits; nullopt where it raises ValueError.
 std::optional<double> PythonFloat(std::string_view text);
 
+/// Python's f"{value:.2f}" (the power summaries' figures).
+std::string PythonFixed2(double value);
+
 }  // namespace infermark::results
