@@ -76,6 +76,12 @@ std::vector<std::string> BenchServeArgv(const std::string& infermark, const load
     argv.push_back("--result-filename");
     argv.push_back(c.result_filename);
   }
+  if (!c.cpus.empty()) {
+    std::string cpus;
+    for (const int cpu : c.cpus) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+    argv.push_back("--cpus");
+    argv.push_back(cpus);
+  }
   if (!c.tokenizer.empty()) {
     argv.push_back("--tokenizer");
     argv.push_back(c.tokenizer);

@@ -5,12 +5,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 
 #include "core/diagnostic.hpp"
 #include "gpu/nvml.hpp"
 #include "matrix/result_filename.hpp"
+#include "runner/cpu_split.hpp"
 #include "runner/row_agentic_client.hpp"
 #include "runner/row_client.hpp"
 #include "runner/row_disagg.hpp"
@@ -278,12 +280,21 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     return plan;
   }
 
+  // The built-in engine and its client each on their own CPUs; a command target is a real server
+  // with its own threading, which the runner leaves where the OS puts it.
+  const std::optional<CpuSplit> split =
+      target.kind == TargetKind::kEngine ? SplitCpus(options.host_cpus) : std::nullopt;
   switch (target.kind) {
     case TargetKind::kEngine: {
       plan.time_scale = options.time_scale.value_or(site.defaults.time_scale);
       plan.deployment = RowDeployment(row, target.hardware, EngineModel(site, row, plan.result_filename));
-      plan.server.argv = EngineServeArgv(infermark, *plan.deployment, row.model, tokenizer, plan.port, plan.time_scale,
-                                         target.engine_args);
+      std::vector<std::string> extra = target.engine_args;
+      if (split && std::find(extra.begin(), extra.end(), "--cpus") == extra.end()) {
+        extra.push_back("--cpus");
+        extra.push_back(CpuListText(split->engine));
+      }
+      plan.server.argv =
+          EngineServeArgv(infermark, *plan.deployment, row.model, tokenizer, plan.port, plan.time_scale, extra);
       break;
     }
     case TargetKind::kCommand:
@@ -332,6 +343,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
   } else if (target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) {
     plan.client_config = RowClientConfig(row, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc,
                                          plan.result_dir, plan.result_filename, tokenizer);
+    if (split && target.kind == TargetKind::kEngine) plan.client_config->cpus = split->client;
     SpawnSpec client;
     client.argv = BenchServeArgv(infermark, *plan.client_config);
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();

@@ -35,6 +35,8 @@ struct PlanOptions {
   std::optional<bool> gpu_telemetry;
   double gpu_telemetry_interval_s = 1;  ///< Seconds between the runner's power samples.
   bool require_power = false;           ///< A row whose power is invalid ends INVALID (InferenceX REQUIRE_POWER=1).
+  /// CPUs the built-in engine and its client are split over (runner/cpu_split.hpp); empty: no pinning.
+  std::vector<int> host_cpus{};
 };
 
 /// GPU power telemetry of a measured row: InferenceX's monitor lifecycle (sampling from before the

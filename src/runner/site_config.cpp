@@ -47,6 +47,7 @@ void ReadDefaults(const ReadContext& ctx, const YamlNode& node, SiteDefaults& d)
   if (auto v = r.String("runner-name", Need::kDefaulted, 1)) d.runner_name = *v;
   if (auto v = r.String("agentic-traces", Need::kDefaulted, 1)) d.agentic_traces = *v;
   positive("agentic-duration-s", d.agentic_duration_s);
+  if (auto v = r.Bool("pin-cpus", Need::kDefaulted)) d.pin_cpus = *v;
   r.RejectUnknown();
 }
 

@@ -85,6 +85,9 @@ struct SiteDefaults {
   /// Agentic rows: seconds of each point's profiling phase instead of the row's DURATION (0: the
   /// row's); under 900 s the points are marked unsafe, as InferenceX marks short runs.
   double agentic_duration_s = 0;
+  /// Built-in engine rows: pin the engine and its client to disjoint halves of this host's CPUs
+  /// (`pin-cpus`; runner/cpu_split.hpp), so neither delays the other's timing.
+  bool pin_cpus = true;
 };
 
 /// The whole site file.

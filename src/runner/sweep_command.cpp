@@ -10,6 +10,7 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "matrix/generator.hpp"
+#include "runner/cpu_split.hpp"
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
 #include "runner/result_sink.hpp"
@@ -127,8 +128,10 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   } else if (!o.executor.empty()) {
     throw InputError(Diagnostic{SourceMark{}, "", "--executor", "must be local or slurm"});
   }
+  PlanOptions plan = o.plan;
+  if (site.defaults.pin_cpus && plan.host_cpus.empty()) plan.host_cpus = HostCpus();
   SweepSettings settings;
-  settings.plan = o.plan;
+  settings.plan = plan;
   settings.limits.startup_timeout_s = o.startup_timeout_s > 0 ? o.startup_timeout_s : site.defaults.startup_timeout_s;
   settings.limits.row_timeout_s = o.row_timeout_s > 0 ? o.row_timeout_s : site.defaults.row_timeout_s;
   settings.limits.stop_grace_s = site.defaults.stop_grace_s;
@@ -140,7 +143,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   out.stored = !o.no_store;
   if (!o.no_store) settings.store = MakeStoreHook(out.store);
   if (o.dry_run) {
-    for (const auto& row : rows) out.dry_run.push_back(PlanRow(row, site, o.plan));
+    for (const auto& row : rows) out.dry_run.push_back(PlanRow(row, site, plan));
     return out;
   }
   // Multi-node rows hold an allocation of their own from here (RunSweep); single-node rows of a

@@ -111,6 +111,49 @@ TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
   EXPECT_NE(plan.result_filename.find("_conc16_r_00"), std::string::npos) << plan.result_filename;
 }
 
+TEST(RowPlan, TheBuiltinEngineAndItsClientGetDisjointHalvesOfTheHostsCpus) {
+  const std::string models = "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4}\n";
+  const SiteConfig site = Site("runners:\n  mi355x: {engine: {hardware: mi355x}}\n" + models);
+  PlanOptions po;
+  po.host_cpus = {0, 1};
+  RowPlan plan = PlanRow(test::Typed(FoundingRow(256)), site, po);
+  EXPECT_TRUE(Has(plan.server.argv, "--cpus", "0"));
+  ASSERT_TRUE(plan.client.has_value());
+  EXPECT_TRUE(Has(plan.client->argv, "--cpus", "1"));
+
+  po.host_cpus = {2, 3, 5, 7, 8};
+  plan = PlanRow(test::Typed(FoundingRow(256)), site, po);
+  EXPECT_TRUE(Has(plan.server.argv, "--cpus", "2,3,5"));
+  EXPECT_TRUE(Has(plan.client->argv, "--cpus", "7,8"));
+
+  // One CPU: nothing to split, nothing pinned.
+  po.host_cpus = {0};
+  plan = PlanRow(test::Typed(FoundingRow(256)), site, po);
+  EXPECT_EQ(std::count(plan.server.argv.begin(), plan.server.argv.end(), "--cpus"), 0);
+  EXPECT_EQ(std::count(plan.client->argv.begin(), plan.client->argv.end(), "--cpus"), 0);
+
+  // The label's own --cpus for the engine wins; the client still gets its half.
+  const SiteConfig own = Site("runners:\n  mi355x: {engine: {hardware: mi355x, args: [--cpus, '1']}}\n" + models);
+  po.host_cpus = {0, 1};
+  plan = PlanRow(test::Typed(FoundingRow(256)), own, po);
+  EXPECT_EQ(std::count(plan.server.argv.begin(), plan.server.argv.end(), "--cpus"), 1);
+  EXPECT_TRUE(Has(plan.server.argv, "--cpus", "1"));
+
+  // A command target is a real server: neither it nor its client is pinned.
+  const SiteConfig command = Site("runners:\n  mi355x: {command: [vllm, serve, '${MODEL}']}\n");
+  plan = PlanRow(test::Typed(FoundingRow(256)), command, po);
+  EXPECT_EQ(std::count(plan.client->argv.begin(), plan.client->argv.end(), "--cpus"), 0);
+}
+
+TEST(SiteConfig, PinCpusIsABooleanDefaultingToOn) {
+  EXPECT_TRUE(Site("runners: {}\n").defaults.pin_cpus);
+  EXPECT_FALSE(Site("defaults: {pin-cpus: false}\nrunners: {}\n").defaults.pin_cpus);
+  std::vector<Diagnostic> problems;
+  ReadSiteConfig(ParseYaml("defaults: {pin-cpus: sometimes}\nrunners: {}\n", "/site/infermark.yaml"), problems);
+  ASSERT_EQ(problems.size(), 1U);
+  EXPECT_NE(problems[0].ToString().find("pin-cpus"), std::string::npos) << problems[0].ToString();
+}
+
 TEST(RowPlan, UnknownLabelsAndModelsAreInputErrors) {
   const SiteConfig site = Site("runners:\n  h100: {engine: {hardware: h100}}\n");
   EXPECT_THROW(PlanRow(test::Typed(FoundingRow(1, "1k1k", 8)), site, {}), InputError);
