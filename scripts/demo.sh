@@ -22,7 +22,10 @@ OUT="${DEMO_DIR:-demo-results}"
 TIME_SCALE="${TIME_SCALE:-10}"
 PROMPTS_PER_CONC="${PROMPTS_PER_CONC:-2}"
 WARMUPS_PER_CONC="${WARMUPS_PER_CONC:-1}"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERMARK_TESTS=OFF -DINFERMARK_BENCH=OFF >/dev/null
+# The demo needs the binary alone: no tests, benchmarks or CUDA probe library; from scratch it is a
+# unity build (cmake/Unity.cmake).
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERMARK_TESTS=OFF -DINFERMARK_BENCH=OFF \
+  -DINFERMARK_GPU_PROBE=OFF >/dev/null
 cmake --build "$BUILD" -j "$JOBS" --target infermark
 IM="$BUILD/src/cli/infermark"
 KEY=minimaxm3-fp4-mi355x-vllm

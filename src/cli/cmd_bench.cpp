@@ -94,7 +94,7 @@ std::string SaveResult(const loadgen::BenchConfig& c, const loadgen::BenchResult
   return path.string();
 }
 
-void PrintSummary(const loadgen::BenchResult& r, const std::string& result_path) {
+void PrintBenchSummary(const loadgen::BenchResult& r, const std::string& result_path) {
   const auto& m = r.metrics;
   std::printf("============ Serving Benchmark Result ============\n");
   std::printf("%-40s %10zu\n", "Successful requests:", m.completed);
@@ -185,7 +185,7 @@ int RunBench(BenchFlags& f) {
     const PowerFields power = telemetry->Finish(path, f.expected_num_gpus);
     std::fprintf(stderr, "infermark bench: %s\n", power.summary.c_str());
   }
-  PrintSummary(result, path);
+  PrintBenchSummary(result, path);
   if (result.dataset_length_mismatches > 0) {
     std::fprintf(stderr, "infermark bench: %zu prompts do not re-encode to their drawn length\n",
                  result.dataset_length_mismatches);
@@ -308,7 +308,7 @@ void AddBenchCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([f, &result] { result.exit_code = RunBench(*f); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("bench", &AddBenchCommand);
+[[maybe_unused]] const bool kBenchRegistered = RegisterCommand("bench", &AddBenchCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -40,7 +40,7 @@ double Percentile(const std::vector<double>& v, double p) {
   return agentic::LinearPercentile(v, p);
 }
 
-void PrintSummary(const agentic::AgenticBench& b, const agentic::AgenticOutputs& outputs) {
+void PrintAgenticSummary(const agentic::AgenticBench& b, const agentic::AgenticOutputs& outputs) {
   std::size_t profiled = 0;
   std::size_t ok = 0;
   std::size_t warm = 0;
@@ -125,7 +125,7 @@ int RunAgentic(AgenticFlags& f) {
     std::fprintf(stderr, "infermark bench agentic: %zu calls over --max-context-length %lld were skipped\n",
                  bench.traces.calls_over_context, static_cast<long long>(c.max_context_length));
   }
-  PrintSummary(bench, outputs);
+  PrintAgenticSummary(bench, outputs);
   if (telemetry) {
     const PowerFields power = telemetry->FinishAgentic(f.result_dir, outputs.aggregate_path, f.expected_num_gpus);
     std::fprintf(stderr, "infermark bench agentic: %s\n", power.summary.c_str());
@@ -209,7 +209,7 @@ void AddBenchAgenticCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([f, &result] { result.exit_code = RunAgentic(*f); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("bench", &AddBenchAgenticCommand);
+[[maybe_unused]] const bool kBenchAgenticRegistered = RegisterCommand("bench", &AddBenchAgenticCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -40,7 +40,7 @@ void AddChangelogCommand(CLI::App& app, CommandResult& result) {
   sub->callback([cmd, &result] { result.exit_code = Run(*cmd); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("changelog", &AddChangelogCommand);
+[[maybe_unused]] const bool kChangelogRegistered = RegisterCommand("changelog", &AddChangelogCommand);
 
 }  // namespace
 

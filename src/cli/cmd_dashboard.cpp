@@ -76,7 +76,7 @@ void AddDashboardCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([flags, &result] { result.exit_code = RunDashboard(*flags); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("dashboard", &AddDashboardCommand);
+[[maybe_unused]] const bool kDashboardRegistered = RegisterCommand("dashboard", &AddDashboardCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -154,7 +154,7 @@ int RunRouter(const ServeFlags& flags) {
   return kExitOk;
 }
 
-InputError BadFlag(const std::string& flag, const std::string& rule) {
+InputError FlagError(const std::string& flag, const std::string& rule) {
   return InputError(Diagnostic{SourceMark{}, "", flag, rule});
 }
 
@@ -162,11 +162,11 @@ int RunServe(const ServeFlags& flags) {
   const std::string& role = flags.serve.role;
   if (role == "router") return RunRouter(flags);
   if (!role.empty() && role != "prefill" && role != "decode")
-    throw BadFlag("--role", "must be prefill, decode or router, not '" + role + "'");
+    throw FlagError("--role", "must be prefill, decode or router, not '" + role + "'");
   if (!flags.prefill_urls.empty() || !flags.decode_urls.empty())
-    throw BadFlag(flags.prefill_urls.empty() ? "--decode" : "--prefill", "worker URLs are for --role router");
+    throw FlagError(flags.prefill_urls.empty() ? "--decode" : "--prefill", "worker URLs are for --role router");
   if (flags.deployment.options.hardware.empty())
-    throw BadFlag("--hardware", "is required (the GPU the modelled deployment runs on)");
+    throw FlagError("--hardware", "is required (the GPU the modelled deployment runs on)");
   engine::ServeOptions options = flags.serve;
   options.deployment = ResolveDeploymentFlags(flags.deployment);
   options.cpus = ParseCpuList("--cpus", flags.cpus);
@@ -273,7 +273,7 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
   cal->callback([o, &result] { result.exit_code = RunCalibrate(*o); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("engine", &AddEngineCommand);
+[[maybe_unused]] const bool kEngineRegistered = RegisterCommand("engine", &AddEngineCommand);
 
 }  // namespace
 }  // namespace infermark::cli

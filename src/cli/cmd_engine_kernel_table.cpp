@@ -45,7 +45,7 @@ void AddKernelTableCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([f, &result] { result.exit_code = RunKernelTable(*f); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("engine", &AddKernelTableCommand);
+[[maybe_unused]] const bool kEngineKernelTableRegistered = RegisterCommand("engine", &AddKernelTableCommand);
 
 }  // namespace
 }  // namespace infermark::cli

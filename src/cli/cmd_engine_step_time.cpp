@@ -89,7 +89,7 @@ std::vector<StepCase> MeasuredCases(const StepTimeFlags& f, const std::string& m
   return cases;
 }
 
-std::string Fixed(double v, int decimals) {
+std::string FixedDigits(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
@@ -186,7 +186,7 @@ int RunStepTime(const StepTimeFlags& f) {
     std::cout << '\n';
   }
   if (median_error)
-    std::cout << "median |error|: " << Fixed(*median_error * 100, 1) << "% over " << errors.size() << " steps\n";
+    std::cout << "median |error|: " << FixedDigits(*median_error * 100, 1) << "% over " << errors.size() << " steps\n";
   return kExitOk;
 }
 
@@ -218,7 +218,7 @@ void AddStepTimeCommand(CLI::App& app, CommandResult& result) {
   });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("engine", &AddStepTimeCommand);
+[[maybe_unused]] const bool kEngineStepTimeRegistered = RegisterCommand("engine", &AddStepTimeCommand);
 
 }  // namespace
 }  // namespace infermark::cli

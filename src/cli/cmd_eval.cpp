@@ -134,7 +134,7 @@ void AddEvalCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([f, &result] { result.exit_code = RunEvalCommand(*f); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("eval", &AddEvalCommand);
+[[maybe_unused]] const bool kEvalRegistered = RegisterCommand("eval", &AddEvalCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -40,7 +40,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void BadFlag(const std::string& flag, const std::string& rule) {
+[[noreturn]] void RejectFlag(const std::string& flag, const std::string& rule) {
   throw InputError(Diagnostic{SourceMark{}, "", flag, rule});
 }
 
@@ -113,7 +113,7 @@ pid_t Spawn(const std::vector<std::string>& argv) {
   pid_t pid = -1;
   const int rc = posix_spawnp(&pid, args[0], nullptr, &attr, args.data(), environ);
   posix_spawnattr_destroy(&attr);
-  if (rc != 0) BadFlag("command", "cannot run '" + argv[0] + "': " + std::strerror(rc));
+  if (rc != 0) RejectFlag("command", "cannot run '" + argv[0] + "': " + std::strerror(rc));
   return pid;
 }
 
@@ -163,17 +163,17 @@ int RunMonitor(MonitorFlags& f) {
       const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), interval);
       if (item.empty() || error != std::errc() || end != item.data() + item.size() || !(interval > 0) ||
           !std::isfinite(interval)) {
-        BadFlag("--interval", "'" + item + "' is not a positive number of seconds");
+        RejectFlag("--interval", "'" + item + "' is not a positive number of seconds");
       }
       if (std::find(intervals.begin(), intervals.end(), interval) != intervals.end()) {
-        BadFlag("--interval", "each interval once");
+        RejectFlag("--interval", "each interval once");
       }
       intervals.push_back(interval);
     }
   }
   if (intervals.empty()) intervals.push_back(1.0);
-  if (f.duration_s < 0) BadFlag("--duration", "must be 0 (until SIGINT or the command ends) or more seconds");
-  if (f.duration_s > 0 && !f.command.empty()) BadFlag("--duration", "give a duration or a command, not both");
+  if (f.duration_s < 0) RejectFlag("--duration", "must be 0 (until SIGINT or the command ends) or more seconds");
+  if (f.duration_s > 0 && !f.command.empty()) RejectFlag("--duration", "give a duration or a command, not both");
   std::vector<unsigned> gpus;
   for (int g : ParseGpuList("--gpus", f.gpus)) gpus.push_back(static_cast<unsigned>(g));
 
@@ -191,7 +191,7 @@ int RunMonitor(MonitorFlags& f) {
     try {
       samplers.push_back(std::make_unique<gpu::PowerSampler>(nvml, options));
     } catch (const std::invalid_argument& e) {
-      BadFlag("--gpus", e.what());
+      RejectFlag("--gpus", e.what());
     }
   }
   for (auto& s : samplers) s->Start();
@@ -293,7 +293,7 @@ void AddGpuCommand(CLI::App& app, CommandResult& result) {
   monitor->callback([f, &result] { result.exit_code = RunMonitor(*f); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("gpu", &AddGpuCommand);
+[[maybe_unused]] const bool kGpuRegistered = RegisterCommand("gpu", &AddGpuCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -57,7 +57,7 @@ struct ProbeFlags {
   std::vector<int> gpus = {1, 2, 4, 8};
 };
 
-[[noreturn]] void BadFlag(const std::string& flag, const std::string& rule) {
+[[noreturn]] void FailFlag(const std::string& flag, const std::string& rule) {
   throw InputError(Diagnostic{SourceMark{}, "", flag, rule});
 }
 
@@ -69,9 +69,9 @@ int RunCollectiveTable(const std::vector<std::string>& names, const std::string&
   const auto catalog = perfmodel::LoadHardwareFile((fs::path(perfmodel::EngineDataDir()) / "hardware.yaml").string());
   for (const perfmodel::HardwareSpec& h : catalog)
     if (h.name == hardware) hw = &h;
-  if (hw == nullptr) BadFlag("--hardware", "unknown hardware '" + hardware + "'");
+  if (hw == nullptr) FailFlag("--hardware", "unknown hardware '" + hardware + "'");
   for (const int n : gpus)
-    if (n < 1 || n > 64) BadFlag("--gpus", "each GPU count must be in 1..64");
+    if (n < 1 || n > 64) FailFlag("--gpus", "each GPU count must be in 1..64");
   std::optional<HardwareProfile> profile;
   if (!profile_path.empty()) profile = perfmodel::LoadHardwareProfile(profile_path);
   PrintCollectiveTable(*hw, names, gpus, profile, profile_path, quick);
@@ -149,12 +149,12 @@ std::string FindNccl() {
 }
 
 int RunProbe(const ProbeFlags& f) {
-  if (f.repeats < 20) BadFlag("--repeats", "must be at least 20");
-  if (f.rounds < 1 || f.rounds > f.repeats) BadFlag("--rounds", "must be in 1..--repeats");
+  if (f.repeats < 20) FailFlag("--repeats", "must be at least 20");
+  if (f.rounds < 1 || f.rounds > f.repeats) FailFlag("--rounds", "must be in 1..--repeats");
   for (const int tp : f.tp)
-    if (tp < 1 || tp > 64) BadFlag("--tp", "each degree must be in 1..64");
+    if (tp < 1 || tp > 64) FailFlag("--tp", "each degree must be in 1..64");
   for (const int n : f.gpus)
-    if (n < 1 || n > 64) BadFlag("--gpus", "each GPU count must be in 1..64");
+    if (n < 1 || n > 64) FailFlag("--gpus", "each GPU count must be in 1..64");
   const bool collectives = f.collectives || f.collectives_only;
   const std::vector<perfmodel::ModelSpec> models = Models(f.models);
   GemmPlan plan = f.collectives_only ? GemmPlan{} : PlanGemms(models, f.tp, f.quick);
@@ -293,7 +293,7 @@ void AddGpuProbeCommands(CLI::App& app, CommandResult& result) {
   diff->callback([files, tolerance, &result] { result.exit_code = RunDiff((*files)[0], (*files)[1], *tolerance); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("gpu", &AddGpuProbeCommands);
+[[maybe_unused]] const bool kGpuProbeRegistered = RegisterCommand("gpu", &AddGpuProbeCommands);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -169,7 +169,7 @@ void AddMatrixCommand(CLI::App& app, CommandResult& result) {
   });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("matrix", &AddMatrixCommand);
+[[maybe_unused]] const bool kMatrixRegistered = RegisterCommand("matrix", &AddMatrixCommand);
 
 }  // namespace
 

@@ -219,7 +219,7 @@ void AddPredictCommand(CLI::App& app, CommandResult& result) {
   });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("predict", &AddPredictCommand);
+[[maybe_unused]] const bool kPredictRegistered = RegisterCommand("predict", &AddPredictCommand);
 
 }  // namespace
 }  // namespace infermark::cli

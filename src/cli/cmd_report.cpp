@@ -51,7 +51,7 @@ void AddReportCommand(CLI::App& app, CommandResult& result) {
   sub->callback([cmd, &result] { result.exit_code = RunReport(*cmd); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("report", &AddReportCommand);
+[[maybe_unused]] const bool kReportRegistered = RegisterCommand("report", &AddReportCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -651,7 +651,7 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   c->callback([compare, &result] { result.exit_code = RunCompare(*compare); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("results", &AddResultsCommand);
+[[maybe_unused]] const bool kResultsRegistered = RegisterCommand("results", &AddResultsCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -18,7 +18,7 @@ void AddRunCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([o, &result] { result.exit_code = RunSweepWithDefaults(*o); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("run", &AddRunCommand);
+[[maybe_unused]] const bool kRunRegistered = RegisterCommand("run", &AddRunCommand);
 
 }  // namespace
 }  // namespace infermark::cli

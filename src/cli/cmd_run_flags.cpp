@@ -58,7 +58,7 @@ void PrintPlan(const runner::RowPlan& p) {
   std::printf("  logs:   %s\n", p.log_dir.c_str());
 }
 
-void PrintSummary(const runner::SweepCommandSummary& s) {
+void PrintSweepSummary(const runner::SweepCommandSummary& s) {
   const runner::SweepSummary& sweep = s.sweep;
   std::printf("%-8s %8s  %s\n", "status", "seconds", "row");
   for (const auto& r : sweep.rows) {
@@ -150,7 +150,7 @@ int RunSweepWithDefaults(runner::SweepCommandOptions o) {
     for (const auto& plan : s.dry_run) PrintPlan(plan);
     return kExitOk;
   }
-  PrintSummary(s);
+  PrintSweepSummary(s);
   if (s.sweep.stop_signal != 0) return kExitSignalBase + s.sweep.stop_signal;
   return s.sweep.failed > 0 ? kExitRunFailed : kExitOk;
 }

@@ -15,7 +15,7 @@ void AddSweepCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([o, &result] { result.exit_code = RunSweepWithDefaults(*o); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("sweep", &AddSweepCommand);
+[[maybe_unused]] const bool kSweepRegistered = RegisterCommand("sweep", &AddSweepCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -146,7 +146,7 @@ void AddTokenizeCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([options, &result] { result.exit_code = RunTokenize(*options); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("tokenize", &AddTokenizeCommand);
+[[maybe_unused]] const bool kTokenizeRegistered = RegisterCommand("tokenize", &AddTokenizeCommand);
 
 }  // namespace
 }  // namespace infermark::cli

@@ -83,7 +83,7 @@ void AddValidateCommand(CLI::App& app, CommandResult& result) {
   cmd->callback([options, &result] { result.exit_code = RunValidate(*options); });
 }
 
-[[maybe_unused]] const bool kRegistered = RegisterCommand("validate", &AddValidateCommand);
+[[maybe_unused]] const bool kValidateRegistered = RegisterCommand("validate", &AddValidateCommand);
 
 }  // namespace
 

@@ -16,8 +16,9 @@ struct CommandResult {
 /// Adds one command (its flags and callback) to the root app.
 using AddCommand = void (*)(CLI::App& app, CommandResult& result);
 
-/// Registers a command; each cmd_*.cpp does this once at static-initialization time:
-/// `[[maybe_unused]] const bool kRegistered = RegisterCommand("name", &AddNameCommand);`
+/// Registers a command; each cmd_*.cpp does this once at static-initialization time, under a
+/// name of its own (files of a module may share one unity translation unit, cmake/Unity.cmake):
+/// `[[maybe_unused]] const bool kNameRegistered = RegisterCommand("name", &AddNameCommand);`
 /// Several files may register the same name (subcommands of one group, see CommandGroup).
 bool RegisterCommand(const char* name, AddCommand add);
 

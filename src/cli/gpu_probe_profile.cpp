@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using perfmodel::HardwareProfile;
 using perfmodel::ProbedGemm;
 
-double Number(const Json& j, const char* key) {
+double NumberField(const Json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
@@ -53,16 +53,16 @@ perfmodel::ScaleUpProfile ScaleUpFrom(const Json& c) {
   std::set<std::string> reported;
   for (const Json& r : c.value("runs", Json::array())) {
     if (r.contains("error")) {
-      const std::string line = std::to_string(static_cast<int>(Number(r, "gpus"))) + " GPUs: " + Text(r, "error");
+      const std::string line = std::to_string(static_cast<int>(NumberField(r, "gpus"))) + " GPUs: " + Text(r, "error");
       if (reported.insert(line).second) std::fprintf(stderr, "infermark: collectives over %s\n", line.c_str());
       continue;
     }
     perfmodel::ProbedCollective p;
     p.op = Text(r, "op");
-    p.gpus = static_cast<int>(Number(r, "gpus"));
-    p.bytes = static_cast<std::int64_t>(Number(r, "bytes"));
-    p.seconds = Number(r, "seconds");
-    p.spread = Number(r, "spread");
+    p.gpus = static_cast<int>(NumberField(r, "gpus"));
+    p.bytes = static_cast<std::int64_t>(NumberField(r, "bytes"));
+    p.seconds = NumberField(r, "seconds");
+    p.spread = NumberField(r, "spread");
     p.graph = r.value("graph", false);
     if (p.seconds <= 0) continue;
     p.bus_bytes_per_s = static_cast<double>(p.bytes) / p.seconds * perfmodel::BusFactor(p.op, p.gpus);
@@ -70,7 +70,7 @@ perfmodel::ScaleUpProfile ScaleUpFrom(const Json& c) {
   }
   for (const Json& n : c.value("skipped", Json::array()))
     std::fprintf(stderr, "infermark: collectives over %d GPUs not run: %d GPUs here\n", n.get<int>(),
-                 static_cast<int>(Number(c, "devices")));
+                 static_cast<int>(NumberField(c, "devices")));
   return out;
 }
 
@@ -87,10 +87,10 @@ HardwareProfile ProfileFromProbe(const Json& result, const GemmPlan& plan, const
   p.driver = driver.empty() ? "CUDA driver API " + Text(device, "cuda_driver_api") : driver;
   p.cuda_runtime = Text(device, "cuda_runtime");
   p.compute_capability = Text(device, "compute_capability");
-  p.sm_count = static_cast<int>(Number(device, "sm_count"));
-  p.memory_bytes = Number(device, "memory_bytes");
-  p.sm_clock_max_mhz = Number(device, "sm_clock_max_mhz");
-  p.mem_clock_max_mhz = Number(device, "mem_clock_max_mhz");
+  p.sm_count = static_cast<int>(NumberField(device, "sm_count"));
+  p.memory_bytes = NumberField(device, "memory_bytes");
+  p.sm_clock_max_mhz = NumberField(device, "sm_clock_max_mhz");
+  p.mem_clock_max_mhz = NumberField(device, "mem_clock_max_mhz");
   p.hardware = hardware.empty() ? GuessHardware(p.gpu_name) : hardware;
 
   const Json& tests = result["tests"];
@@ -101,7 +101,7 @@ HardwareProfile ProfileFromProbe(const Json& result, const GemmPlan& plan, const
       std::fprintf(stderr, "infermark: %s: %s\n", name, Text(*it, "error").c_str());
       return;
     }
-    field = Number(*it, key);
+    field = NumberField(*it, key);
     if (!samples.empty()) {
       perfmodel::ProbedPower power = Windows(samples, TestWindows(*it), interval);
       power.test = name;
@@ -119,7 +119,7 @@ HardwareProfile ProfileFromProbe(const Json& result, const GemmPlan& plan, const
 
   const Json& timed = result["gemms"];
   std::map<std::size_t, const Json*> by_index;
-  for (const Json& g : timed) by_index[static_cast<std::size_t>(Number(g, "index"))] = &g;
+  for (const Json& g : timed) by_index[static_cast<std::size_t>(NumberField(g, "index"))] = &g;
   std::set<std::size_t> reported;
   for (std::size_t e = 0; e < plan.entries.size(); ++e) {
     const auto it = by_index.find(plan.request_index[e]);
@@ -135,10 +135,10 @@ HardwareProfile ProfileFromProbe(const Json& result, const GemmPlan& plan, const
       continue;
     }
     ProbedGemm g = plan.entries[e];
-    g.n = static_cast<std::int64_t>(Number(r, "n"));
-    g.k = static_cast<std::int64_t>(Number(r, "k"));
-    g.seconds = Number(r, "seconds");
-    g.spread = Number(r, "spread");
+    g.n = static_cast<std::int64_t>(NumberField(r, "n"));
+    g.k = static_cast<std::int64_t>(NumberField(r, "k"));
+    g.seconds = NumberField(r, "seconds");
+    g.spread = NumberField(r, "spread");
     g.algo = Text(r, "algo");
     if (!samples.empty()) {
       const perfmodel::ProbedPower power = Windows(samples, TestWindows(r), interval);

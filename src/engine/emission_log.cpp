@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::size_t kWriteAt = std::size_t{1} << 20;
 
-void AppendInt(std::string& out, std::int64_t v) {
+void AppendInteger(std::string& out, std::int64_t v) {
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
@@ -60,13 +60,13 @@ void EmissionTrack::Written(std::uint64_t events, std::int64_t write_ns) {
     lines_ += "{\"request\":\"";
     lines_ += request_id_;
     lines_ += "\",\"event\":";
-    AppendInt(lines_, static_cast<std::int64_t>(logged_ + i));
+    AppendInteger(lines_, static_cast<std::int64_t>(logged_ + i));
     lines_ += ",\"send_ns\":";
-    AppendInt(lines_, write_ns);
+    AppendInteger(lines_, write_ns);
     lines_ += ",\"tokens\":";
-    AppendInt(lines_, pending_[i].tokens);
+    AppendInteger(lines_, pending_[i].tokens);
     lines_ += ",\"model_ns\":";
-    AppendInt(lines_, pending_[i].model_ns);
+    AppendInteger(lines_, pending_[i].model_ns);
     lines_ += "}\n";
   }
   pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));

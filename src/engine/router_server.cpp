@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-InputError Bad(const std::string& flag, const std::string& rule) {
+InputError FlagError(const std::string& flag, const std::string& rule) {
   return InputError(Diagnostic{SourceMark{}, "", flag, rule});
 }
 
@@ -95,11 +95,11 @@ struct RouterServer::Impl {
 
 void RouterServer::Impl::AddWorkers(const std::vector<std::string>& urls, const char* role, const char* flag,
                                     std::vector<std::unique_ptr<Worker>>& pool) {
-  if (urls.empty()) throw Bad(flag, "the router needs at least one " + std::string(role) + " worker URL");
+  if (urls.empty()) throw FlagError(flag, "the router needs at least one " + std::string(role) + " worker URL");
   for (const std::string& text : urls) {
     std::string error;
     const auto url = http::ParseUrl(text, &error);
-    if (!url) throw Bad(flag, "'" + text + "' is not a worker URL (http://host:port): " + error);
+    if (!url) throw FlagError(flag, "'" + text + "' is not a worker URL (http://host:port): " + error);
     auto w = std::make_unique<Worker>();
     w->url = text;
     w->role = role;
@@ -394,7 +394,7 @@ RouterServer::RouterServer(RouterOptions options) : impl_(std::make_unique<Impl>
   Impl& m = *impl_;
   m.options = std::move(options);
   m.policy = ParseRoutePolicy(m.options.policy);
-  if (m.options.threads < 1) throw Bad("--threads", "must be at least 1");
+  if (m.options.threads < 1) throw FlagError("--threads", "must be at least 1");
   m.AddWorkers(m.options.prefill, "prefill", "--prefill", m.prefill);
   m.AddWorkers(m.options.decode, "decode", "--decode", m.decode);
   m.prefill_picker.emplace(m.prefill.size(), m.policy);

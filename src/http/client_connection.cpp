@@ -50,15 +50,15 @@ struct CallbackBody {
 // Reads start at 4 KiB and double while they come back full, up to 64 KiB, and halve while they
 // come back less than a quarter full: a fast single stream gets large reads, 10,000 slow ones keep
 // 4 KiB each (the buffer is released when it is empty and far larger than needed).
-constexpr std::size_t kMinRead = 4096;
-constexpr std::size_t kMaxRead = 64 * 1024;
+constexpr std::size_t kClientMinRead = 4096;
+constexpr std::size_t kClientMaxRead = 64 * 1024;
 constexpr std::size_t kSnippetBytes = 256;
 
-std::int64_t ToNs(std::chrono::milliseconds ms) {
+std::int64_t MsToNs(std::chrono::milliseconds ms) {
   return static_cast<std::int64_t>(ms.count()) * 1'000'000;
 }
 
-void AppendNumber(std::string& out, std::uint64_t value) {
+void AppendUnsigned(std::string& out, std::uint64_t value) {
   char digits[24];
   const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
   out.append(digits, end);
@@ -103,7 +103,7 @@ void DeliverCompletion(ClientLoop& loop, StreamCallbacks callbacks, ClientResult
 }
 
 ClientConnection::ClientConnection(ClientShared& shared, ClientLoop& loop)
-    : shared_(shared), loop_(loop), timer_(loop.context), read_size_(kMinRead) {}
+    : shared_(shared), loop_(loop), timer_(loop.context), read_size_(kClientMinRead) {}
 
 ClientConnection::~ClientConnection() = default;
 
@@ -124,7 +124,7 @@ void ClientConnection::Begin(ClientRequest request, StreamCallbacks callbacks) {
   head_reported_ = callback_failed_ = false;
   parser_ = std::make_unique<ResponseParser>(this, shared_.options.max_header_bytes, request_.method == "HEAD");
   const auto timeout = request_.timeout.count() > 0 ? request_.timeout : shared_.options.request_timeout;
-  request_deadline_ = timeout.count() > 0 ? now + ToNs(timeout) : 0;
+  request_deadline_ = timeout.count() > 0 ? now + MsToNs(timeout) : 0;
   last_activity_ns_ = now;
   Bump(loop_.counters.requests);
   if (reused) {
@@ -141,7 +141,7 @@ void ClientConnection::Begin(ClientRequest request, StreamCallbacks callbacks) {
   Bump(loop_.counters.connections_opened);
   holds_open_slot_ = true;
   ++loop_.opening;
-  connect_deadline_ = now + ToNs(shared_.options.connect_timeout);
+  connect_deadline_ = now + MsToNs(shared_.options.connect_timeout);
   ArmTimer();
   StartConnect(shared_.endpoints);
 }
@@ -180,7 +180,7 @@ void ClientConnection::WriteRequest() {
       out.append("Content-Type: ").append(request_.content_type).append("\r\n");
     }
     out.append("Content-Length: ");
-    AppendNumber(out, request_.body.size());
+    AppendUnsigned(out, request_.body.size());
     out.append("\r\n");
   }
   for (const auto& h : request_.headers) {
@@ -261,9 +261,9 @@ void ClientConnection::OnRead(const ErrorCode& ec, std::size_t bytes, std::int64
   Bump(loop_.counters.reads);
   if (arrival_ns != 0 && arrival_ns <= now) Bump(loop_.counters.read_delay[DelayBucket(now - arrival_ns)]);
   Bump(loop_.counters.bytes_read, bytes);
-  if (bytes == read_size_ && read_size_ < kMaxRead) {
+  if (bytes == read_size_ && read_size_ < kClientMaxRead) {
     read_size_ *= 2;
-  } else if (bytes < read_size_ / 4 && read_size_ > kMinRead) {
+  } else if (bytes < read_size_ / 4 && read_size_ > kClientMinRead) {
     read_size_ /= 2;
   }
   if (phase_ != Phase::kActive) {
@@ -444,7 +444,7 @@ std::int64_t ClientConnection::NextDeadline() const {
   if (phase_ == Phase::kConnecting || phase_ == Phase::kActive) {
     consider(request_deadline_);
     if (shared_.options.idle_timeout.count() > 0 && phase_ == Phase::kActive) {
-      consider(last_activity_ns_ + ToNs(shared_.options.idle_timeout));
+      consider(last_activity_ns_ + MsToNs(shared_.options.idle_timeout));
     }
   }
   return next;
@@ -479,7 +479,7 @@ void ClientConnection::OnTimer(std::uint64_t generation) {
     return;
   }
   if (phase_ == Phase::kActive && options.idle_timeout.count() > 0 &&
-      now >= last_activity_ns_ + ToNs(options.idle_timeout)) {
+      now >= last_activity_ns_ + MsToNs(options.idle_timeout)) {
     Fail(ErrorKind::kTimeout,
          "no data from " + shared_.host_header + " for " + std::to_string(options.idle_timeout.count()) + " ms");
     return;

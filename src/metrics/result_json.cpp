@@ -8,7 +8,7 @@
 namespace infermark::metrics {
 namespace {
 
-double Seconds(std::int64_t ns) {
+double NsSeconds(std::int64_t ns) {
   return static_cast<double>(ns) / 1e9;
 }
 
@@ -84,9 +84,9 @@ Json BuildResultJson(const ResultHeader& h, const BenchmarkMetrics& m, std::span
   if (h.detailed) {
     Json ttfts = Json::array(), itls = Json::array(), texts = Json::array(), errors = Json::array();
     for (const RequestRecord& r : records) {
-      ttfts.push_back(r.first_chunk_ns && r.sent_ns ? Seconds(*r.first_chunk_ns - *r.sent_ns) : 0.0);
+      ttfts.push_back(r.first_chunk_ns && r.sent_ns ? NsSeconds(*r.first_chunk_ns - *r.sent_ns) : 0.0);
       Json gaps = Json::array();
-      for (std::size_t i = 1; i < r.chunk_ns.size(); ++i) gaps.push_back(Seconds(r.chunk_ns[i] - r.chunk_ns[i - 1]));
+      for (std::size_t i = 1; i < r.chunk_ns.size(); ++i) gaps.push_back(NsSeconds(r.chunk_ns[i] - r.chunk_ns[i - 1]));
       itls.push_back(std::move(gaps));
       texts.push_back(r.generated_text);
       errors.push_back(r.error);

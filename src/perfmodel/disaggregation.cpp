@@ -12,11 +12,11 @@
 namespace infermark::perfmodel {
 namespace {
 
-InputError Bad(const std::string& field, const std::string& rule) {
+InputError DisaggError(const std::string& field, const std::string& rule) {
   return InputError(Diagnostic{SourceMark{}, "", field, rule});
 }
 
-std::string Lower(std::string s) {
+std::string LowerCase(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
@@ -25,7 +25,7 @@ Deployment ResolveRole(const EngineData& data, const DeploymentOptions& options,
   try {
     return ResolveDeployment(data, options);
   } catch (const InputError& e) {
-    throw Bad(role, std::string("the ") + role + " worker cannot be deployed: " + e.what());
+    throw DisaggError(role, std::string("the ") + role + " worker cannot be deployed: " + e.what());
   }
 }
 
@@ -44,7 +44,7 @@ std::vector<KvTransferBackend> LoadKvTransferFile(const std::string& path) {
     ReadContext ctx{&doc.file, key.text, &problems};
     FieldReader r(ctx, value, "");
     KvTransferBackend b;
-    b.name = Lower(key.text);
+    b.name = LowerCase(key.text);
     b.efficiency = Fraction(r, "efficiency", Need::kRequired, 1.0);
     const auto overhead = r.Float("overhead_ms", Need::kRequired);
     if (overhead && !(*overhead >= 0)) ctx.Report(r.Get("overhead_ms"), "overhead_ms", "must be 0 or more");
@@ -64,13 +64,13 @@ const std::vector<KvTransferBackend>& KvTransferBackends() {
 }
 
 const KvTransferBackend& FindKvTransferBackend(const std::string& name) {
-  const std::string key = Lower(name);
+  const std::string key = LowerCase(name);
   std::string known;
   for (const KvTransferBackend& b : KvTransferBackends()) {
     if (b.name == key) return b;
     known += (known.empty() ? "" : ", ") + b.name;
   }
-  throw Bad("kv-p2p-transfer", "unknown KV transfer backend '" + name + "' (known: " + known + ")");
+  throw DisaggError("kv-p2p-transfer", "unknown KV transfer backend '" + name + "' (known: " + known + ")");
 }
 
 KvLink SelectKvLink(const HardwareSpec& hw, int total_gpus) {
@@ -106,8 +106,8 @@ std::string DisaggDeployment::Description() const {
 }
 
 DisaggDeployment ResolveDisaggDeployment(const EngineData& data, const DisaggOptions& o) {
-  if (o.prefill_workers < 1) throw Bad("prefill.num-worker", "must be at least 1");
-  if (o.decode_workers < 0) throw Bad("decode.num-worker", "must be at least 0");
+  if (o.prefill_workers < 1) throw DisaggError("prefill.num-worker", "must be at least 1");
+  if (o.decode_workers < 0) throw DisaggError("decode.num-worker", "must be at least 0");
   DisaggDeployment d;
   d.prefill = ResolveRole(data, o.prefill, "prefill");
   // No decode workers: an aggregated multi-node deployment, the prefill pool serving whole requests.
@@ -115,11 +115,11 @@ DisaggDeployment ResolveDisaggDeployment(const EngineData& data, const DisaggOpt
   d.prefill_workers = o.prefill_workers;
   d.decode_workers = o.decode_workers;
   if (d.prefill.hardware.name != d.decode.hardware.name)
-    throw Bad("decode", "both roles must run on one GPU kind (prefill " + d.prefill.hardware.name + ", decode " +
-                            d.decode.hardware.name + ")");
+    throw DisaggError("decode", "both roles must run on one GPU kind (prefill " + d.prefill.hardware.name +
+                                    ", decode " + d.decode.hardware.name + ")");
   if (d.prefill.model.name != d.decode.model.name)
-    throw Bad("decode", "both roles must serve one model (prefill " + d.prefill.model.name + ", decode " +
-                            d.decode.model.name + ")");
+    throw DisaggError("decode", "both roles must serve one model (prefill " + d.prefill.model.name + ", decode " +
+                                    d.decode.model.name + ")");
   d.backend = FindKvTransferBackend(o.kv_transfer);
   d.link = SelectKvLink(d.prefill.hardware, d.NumGpus());
   return d;

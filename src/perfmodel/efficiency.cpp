@@ -8,7 +8,7 @@
 namespace infermark::perfmodel {
 
 namespace {
-double NonNegative(FieldReader& r, std::string_view key, double fallback) {
+double NonNegativeOr(FieldReader& r, std::string_view key, double fallback) {
   const std::optional<double> v = r.Float(key, Need::kOptional);
   if (!v) return fallback;
   if (!(*v >= 0)) {
@@ -26,17 +26,18 @@ EfficiencyFactors ReadEfficiency(FieldReader& r, const EfficiencyFactors& d) {
   e.attention_bw_fraction = Fraction(r, "attention_bw_fraction", Need::kDefaulted, d.attention_bw_fraction);
   e.attention_flops_fraction = Fraction(r, "attention_flops_fraction", Need::kDefaulted, d.attention_flops_fraction);
   e.link_bw_fraction = Fraction(r, "link_bw_fraction", Need::kDefaulted, d.link_bw_fraction);
-  e.step_overhead_us = NonNegative(r, "step_overhead_us", d.step_overhead_us);
-  e.kernel_overhead_us = NonNegative(r, "kernel_overhead_us", d.kernel_overhead_us);
-  e.seq_overhead_us = NonNegative(r, "seq_overhead_us", d.seq_overhead_us);
-  e.allreduce_latency_us = NonNegative(r, "allreduce_latency_us", d.allreduce_latency_us);
-  e.alltoall_latency_us = NonNegative(r, "alltoall_latency_us", d.alltoall_latency_us);
+  e.step_overhead_us = NonNegativeOr(r, "step_overhead_us", d.step_overhead_us);
+  e.kernel_overhead_us = NonNegativeOr(r, "kernel_overhead_us", d.kernel_overhead_us);
+  e.seq_overhead_us = NonNegativeOr(r, "seq_overhead_us", d.seq_overhead_us);
+  e.allreduce_latency_us = NonNegativeOr(r, "allreduce_latency_us", d.allreduce_latency_us);
+  e.alltoall_latency_us = NonNegativeOr(r, "alltoall_latency_us", d.alltoall_latency_us);
   e.low_bit_bw_efficiency = Fraction(r, "low_bit_bw_efficiency", Need::kDefaulted, d.low_bit_bw_efficiency);
-  e.expert_overhead_us = NonNegative(r, "expert_overhead_us", d.expert_overhead_us);
+  e.expert_overhead_us = NonNegativeOr(r, "expert_overhead_us", d.expert_overhead_us);
   e.grouped_bw_efficiency = Fraction(r, "grouped_bw_efficiency", Need::kDefaulted, d.grouped_bw_efficiency);
   e.weight_only_flops_efficiency =
       Fraction(r, "weight_only_flops_efficiency", Need::kDefaulted, d.weight_only_flops_efficiency);
-  e.weight_only_moe_overhead_ratio = NonNegative(r, "weight_only_moe_overhead_ratio", d.weight_only_moe_overhead_ratio);
+  e.weight_only_moe_overhead_ratio =
+      NonNegativeOr(r, "weight_only_moe_overhead_ratio", d.weight_only_moe_overhead_ratio);
   return e;
 }
 

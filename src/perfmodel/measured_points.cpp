@@ -56,7 +56,7 @@ const std::string& Cell(const Table& t, const std::vector<std::string>& row, con
   return row[it->second];
 }
 
-double Number(const std::string& text, const std::string& path, int line, const std::string& column) {
+double ParseNumber(const std::string& text, const std::string& path, int line, const std::string& column) {
   try {
     std::size_t used = 0;
     const double v = std::stod(text, &used);
@@ -105,11 +105,11 @@ std::vector<MeasuredPoint> LoadMeasuredPoints(const std::string& path) {
     p.framework = trt ? "trt" : p.model == "deepseek-r1" ? "sglang" : "vllm";
     p.precision = cell("precision");
     SequenceLengths(cell("sequence_length"), p.isl, p.osl, path, line);
-    p.tp = static_cast<int>(Number(cell("tp"), path, line, "tp"));
-    p.conc = static_cast<int>(Number(cell("conc"), path, line, "conc"));
-    p.tput_per_gpu = Number(cell("tpPerGpu_y"), path, line, "tpPerGpu_y");
-    p.intvty = Number(cell("inter_x"), path, line, "inter_x");
-    p.e2el = Number(cell("e2e_x"), path, line, "e2e_x");
+    p.tp = static_cast<int>(ParseNumber(cell("tp"), path, line, "tp"));
+    p.conc = static_cast<int>(ParseNumber(cell("conc"), path, line, "conc"));
+    p.tput_per_gpu = ParseNumber(cell("tpPerGpu_y"), path, line, "tpPerGpu_y");
+    p.intvty = ParseNumber(cell("inter_x"), path, line, "inter_x");
+    p.e2el = ParseNumber(cell("e2e_x"), path, line, "e2e_x");
     if (p.tp < 1 || p.conc < 1 || !(p.tput_per_gpu > 0) || !(p.intvty > 0))
       throw InputError(
           Diagnostic{SourceMark{path, line, 1}, "", "", "tp, conc, tpPerGpu_y and inter_x must be positive"});
@@ -122,7 +122,7 @@ std::vector<RepeatedPoint> LoadRepeatedPoints(const std::string& path) {
   const Table t = ReadTable(path);
   std::vector<RepeatedPoint> out;
   for (const auto& [line, row] : t.rows) {
-    auto num = [&](const std::string& c) { return Number(Cell(t, row, c, path, line), path, line, c); };
+    auto num = [&](const std::string& c) { return ParseNumber(Cell(t, row, c, path, line), path, line, c); };
     // A point measured on only one of the dates has empty cells for the other: not a pair.
     bool complete = true;
     for (const char* c : {"tpPerGpu_y_oct25", "tpPerGpu_y_oct28", "inter_x_oct25", "inter_x_oct28"})

@@ -10,7 +10,7 @@ namespace infermark::perfmodel {
 
 namespace {
 
-std::string Figure(const char* what, double from, double to, double scale, const char* unit) {
+std::string FigureChange(const char* what, double from, double to, double scale, const char* unit) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s %.3g -> %.3g %s", what, from / scale, to / scale, unit);
   return buf;
@@ -28,7 +28,7 @@ void ApplyScaleUp(Deployment& d, const HardwareProfile& p, const HardwareProfile
   auto latency = [&](const char* op, double& prior, double fitted_us, const char* what) {
     const std::vector<const ProbedCollective*> sizes = p.scale_up.Sizes(op, d.tp);
     if (sizes.empty()) return;
-    std::string line = Figure(what, prior, sizes.front()->seconds, 1e-6, "us");
+    std::string line = FigureChange(what, prior, sizes.front()->seconds, 1e-6, "us");
     if (fitted_us >= 0) {
       char kept[96];
       std::snprintf(kept, sizeof kept, " (the calibrated %.3g us stays in force)", fitted_us);
@@ -49,8 +49,8 @@ void ApplyScaleUp(Deployment& d, const HardwareProfile& p, const HardwareProfile
   const double to = reference.empty() || reference.back()->bus_bytes_per_s <= 0
                         ? measured
                         : hw.link_bytes_per_s * measured / reference.back()->bus_bytes_per_s;
-  out.changes.push_back(Figure((std::string("scale-up bandwidth (") + carrier + " bus bandwidth)").c_str(),
-                               hw.link_bytes_per_s, to, 1e9, "GB/s"));
+  out.changes.push_back(FigureChange((std::string("scale-up bandwidth (") + carrier + " bus bandwidth)").c_str(),
+                                     hw.link_bytes_per_s, to, 1e9, "GB/s"));
   hw.link_bytes_per_s = to;
 }
 
@@ -71,7 +71,7 @@ ProfileAdjustment ApplyHardwareProfile(Deployment& d, const HardwareProfile& p, 
                      const char* unit) {
     if (measured <= 0) return;
     const double to = reference > 0 ? datasheet * measured / reference : measured;
-    out.changes.push_back(Figure(what, datasheet, to, scale, unit));
+    out.changes.push_back(FigureChange(what, datasheet, to, scale, unit));
     datasheet = to;
   };
   rescale(hw.hbm_bytes_per_s, p.hbm_read_bytes_per_s, ref != nullptr ? ref->hbm_read_bytes_per_s : 0, "HBM", 1e12,
@@ -82,8 +82,8 @@ ProfileAdjustment ApplyHardwareProfile(Deployment& d, const HardwareProfile& p, 
   // The fixed cost of a kernel is at least a CUDA-graph node's launch.
   const double node_us = p.graph_kernel_s * 1e6;
   if (node_us > 0 && d.efficiency.kernel_overhead_us < node_us) {
-    out.changes.push_back(
-        Figure("kernel_overhead_us (floor: a CUDA-graph node)", d.efficiency.kernel_overhead_us, node_us, 1, "us"));
+    out.changes.push_back(FigureChange("kernel_overhead_us (floor: a CUDA-graph node)", d.efficiency.kernel_overhead_us,
+                                       node_us, 1, "us"));
     d.efficiency.kernel_overhead_us = node_us;
   }
   ApplyScaleUp(d, p, ref, out);

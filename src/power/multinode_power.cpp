@@ -37,7 +37,7 @@ const std::vector<std::string> kSamplesColumns = {"schema_version", "timestamp_u
 constexpr double kMaxSampleGapS = 3.0;
 constexpr double kClockToleranceS = 0.5;
 constexpr double kClockToleranceFraction = 0.01;
-constexpr const char* kIntegrationMethod = "per_device_trapezoidal_with_linear_boundary_interpolation";
+constexpr const char* kMultinodeIntegrationMethod = "per_device_trapezoidal_with_linear_boundary_interpolation";
 const std::vector<std::string> kFatalLifecycle = {"exporter_exited", "collector_exception", "collector_interrupted",
                                                   "collector_join_timeout", "benchmark_child_reap_timeout"};
 const std::vector<std::string> kStartupFailures = {"exporter_startup_timeout", "exporter_launch_failed",
@@ -1060,7 +1060,8 @@ Audit ValidateAndIntegrate(const MultinodePowerOptions& options, const std::opti
   return audit;
 }
 
-Json Sidecar(const MultinodePowerOptions& options, const Audit& audit, const std::optional<PowerBenchmark>& bench) {
+Json MultinodeSidecar(const MultinodePowerOptions& options, const Audit& audit,
+                      const std::optional<PowerBenchmark>& bench) {
   Json producer = Json::object();
   producer["producer_git_commit"] = audit.producer_git_commit;
   producer["expected_producer_git_commit"] = audit.expected_producer_git_commit;
@@ -1084,7 +1085,7 @@ Json Sidecar(const MultinodePowerOptions& options, const Audit& audit, const std
   out["benchmark_result"] = PythonPathText(options.bench_result);
   out["benchmark_window"] = PowerBenchmarkWindow(bench);
   out["selected_window"] = audit.window;
-  out["integration_method"] = kIntegrationMethod;
+  out["integration_method"] = kMultinodeIntegrationMethod;
   out["producer"] = producer;
   out["expected_gpu_count"] = audit.expected_gpu_count;
   out["observed_gpu_count"] = audit.observed_gpu_count;
@@ -1141,7 +1142,7 @@ MultinodePowerOutcome RunMultinodePowerAggregation(const MultinodePowerOptions& 
   try {
     const fs::path parent = fs::path(validation_file).parent_path();
     if (!parent.empty()) fs::create_directories(parent);
-    WriteFileAtomic(validation_file, DumpJsonIndented(Sidecar(options, audit, benchmark), 2));
+    WriteFileAtomic(validation_file, DumpJsonIndented(MultinodeSidecar(options, audit, benchmark), 2));
   } catch (const std::exception& e) {
     out.messages.push_back("Failed to write validation artifact " + out.validation_path + ": " + e.what());
     out.exit_code = options.require_power ? 1 : 0;

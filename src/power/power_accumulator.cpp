@@ -36,7 +36,7 @@ CsvDict ReadCsv(const std::string& path) {
   return csv;
 }
 
-bool IsFile(const std::string& path) {
+bool IsRegularFile(const std::string& path) {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec);
 }
@@ -114,8 +114,8 @@ Json Unavailable(const char* reason) {
 }
 
 Json Check(const std::string& csv_path, const std::string& start_path, const std::string& end_path) {
-  const bool start_exists = IsFile(start_path);
-  const bool end_exists = IsFile(end_path);
+  const bool start_exists = IsRegularFile(start_path);
+  const bool end_exists = IsRegularFile(end_path);
   if (!start_exists && !end_exists) return nullptr;
   if (!start_exists) return Unavailable("missing_start_snapshot");
   if (!end_exists) return Unavailable("missing_end_snapshot");

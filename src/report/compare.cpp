@@ -43,14 +43,14 @@ double Change(double baseline, double candidate) {
   return baseline != 0 ? (candidate - baseline) / std::fabs(baseline) : 0.0;
 }
 
-std::string Fixed(double v, int digits) {
+std::string FixedDigits(double v, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
   return text;
 }
 
-std::string Percent(double change) {
-  return (change >= 0 ? "+" : "") + Fixed(change * 100, 1) + "%";
+std::string SignedPercent(double change) {
+  return (change >= 0 ? "+" : "") + FixedDigits(change * 100, 1) + "%";
 }
 
 std::string Pad(std::string s, std::size_t width) {
@@ -145,7 +145,7 @@ Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Poi
 std::string FormatComparison(const Comparison& c, const CompareOptions& options, bool verbose) {
   std::string out;
   out += "Points matched: " + std::to_string(c.points.size()) + ", regressions beyond " +
-         Fixed(options.threshold * 100, 1) + "%: " + std::to_string(c.point_regressions) + "\n";
+         FixedDigits(options.threshold * 100, 1) + "%: " + std::to_string(c.point_regressions) + "\n";
   bool header = false;
   for (const PointComparison& p : c.points) {
     const bool changed = std::any_of(p.deltas.begin(), p.deltas.end(),
@@ -159,8 +159,8 @@ std::string FormatComparison(const Comparison& c, const CompareOptions& options,
     for (const MetricDelta& d : p.deltas) {
       if (!verbose && std::fabs(d.change) <= options.threshold) continue;
       const int digits = d.unit[0] == 's' ? 4 : 1;
-      out += Pad(first ? p.key.Canonical() : "", 72) + Pad(d.metric, 16) + Pad(Fixed(d.baseline, digits), 14) +
-             Pad(Fixed(d.candidate, digits), 14) + Percent(d.change) +
+      out += Pad(first ? p.key.Canonical() : "", 72) + Pad(d.metric, 16) + Pad(FixedDigits(d.baseline, digits), 14) +
+             Pad(FixedDigits(d.candidate, digits), 14) + SignedPercent(d.change) +
              (d.regression ? "  REGRESSION" : (std::fabs(d.change) > options.threshold ? "  improved" : "")) + "\n";
       first = false;
     }
@@ -178,8 +178,9 @@ std::string FormatComparison(const Comparison& c, const CompareOptions& options,
              Pad("candidate", 12) + "change\n";
       header = true;
     }
-    out += Pad(s.scenario, 34) + Pad(s.group, 26) + Pad(Fixed(s.interactivity, 1), 12) + Pad(Fixed(s.baseline, 1), 12) +
-           Pad(Fixed(s.candidate, 1), 12) + Percent(s.change) + (s.regression ? "  REGRESSION" : "") + "\n";
+    out += Pad(s.scenario, 34) + Pad(s.group, 26) + Pad(FixedDigits(s.interactivity, 1), 12) +
+           Pad(FixedDigits(s.baseline, 1), 12) + Pad(FixedDigits(s.candidate, 1), 12) + SignedPercent(s.change) +
+           (s.regression ? "  REGRESSION" : "") + "\n";
   }
   if (!c.only_baseline.empty()) {
     out += "\nOnly in the baseline (" + std::to_string(c.only_baseline.size()) + "):\n";

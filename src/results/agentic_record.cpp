@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void Fail(const std::string& path, const std::string& field, const std::string& rule) {
+[[noreturn]] void RecordFail(const std::string& path, const std::string& field, const std::string& rule) {
   throw InputError(Diagnostic{{path, 0, 0}, "", field, rule});
 }
 
@@ -32,7 +32,7 @@ class Reader {
     if (parent == nullptr) return nullptr;
     const auto it = parent->find(key);
     if (it == parent->end() || it->is_null()) return nullptr;
-    if (!it->is_object()) Fail(path_, Join(where, key), "must be a JSON object, got " + DumpJson(*it));
+    if (!it->is_object()) RecordFail(path_, Join(where, key), "must be a JSON object, got " + DumpJson(*it));
     return &*it;
   }
 
@@ -40,7 +40,7 @@ class Reader {
     if (parent == nullptr) return std::nullopt;
     const auto it = parent->find(key);
     if (it == parent->end() || it->is_null()) return std::nullopt;
-    if (!it->is_number()) Fail(path_, Join(where, key), "must be a number, got " + DumpJson(*it));
+    if (!it->is_number()) RecordFail(path_, Join(where, key), "must be a number, got " + DumpJson(*it));
     return it->get<double>();
   }
 
@@ -49,7 +49,7 @@ class Reader {
     const auto v = Number(parent, key, where);
     if (!v) return std::nullopt;
     if (*v < 0 || std::floor(*v) != *v) {
-      Fail(path_, Join(where, key), "must be a whole, non-negative number, got " + DumpJson(parent->at(key)));
+      RecordFail(path_, Join(where, key), "must be a whole, non-negative number, got " + DumpJson(parent->at(key)));
     }
     return static_cast<long long>(*v);
   }
@@ -57,7 +57,7 @@ class Reader {
   std::string RequiredText(const Json& doc, const char* key) const {
     const auto it = doc.find(key);
     if (it == doc.end() || !it->is_string()) {
-      Fail(path_, key, "an agentic aggregate needs this field as a string (InferenceX agentic aggregate schema)");
+      RecordFail(path_, key, "an agentic aggregate needs this field as a string (InferenceX agentic aggregate schema)");
     }
     return it->get<std::string>();
   }
@@ -101,27 +101,28 @@ std::string Percent(double fraction) {
 void CheckIdentity(const Reader& r, const Json& a) {
   for (const char* key : {"hw", "model", "framework", "precision", "spec_decoding"}) r.RequiredText(a, key);
   if (const auto it = a.find("scenario_type"); it != a.end() && *it != Json(kAgenticScenario)) {
-    Fail(r.path(), "scenario_type",
-         "a record with request_metrics must be an agentic-coding aggregate, got " + DumpJson(*it));
+    RecordFail(r.path(), "scenario_type",
+               "a record with request_metrics must be an agentic-coding aggregate, got " + DumpJson(*it));
   }
   const auto conc = a.find("conc");
   if (conc == a.end() || !conc->is_number_integer() || conc->get<long long>() < 1) {
-    Fail(r.path(), "conc",
-         "must be the number of users, a positive integer, got " + (conc == a.end() ? "nothing" : DumpJson(*conc)));
+    RecordFail(
+        r.path(), "conc",
+        "must be the number of users, a positive integer, got " + (conc == a.end() ? "nothing" : DumpJson(*conc)));
   }
   bool multinode = false;
   if (const auto it = a.find("is_multinode"); it != a.end()) {
-    if (!it->is_boolean()) Fail(r.path(), "is_multinode", "must be true or false, got " + DumpJson(*it));
+    if (!it->is_boolean()) RecordFail(r.path(), "is_multinode", "must be true or false, got " + DumpJson(*it));
     multinode = it->get<bool>();
   }
   if (!multinode) {
     const auto tp = a.find("tp");
     if (tp == a.end() || !tp->is_number_integer() || tp->get<long long>() < 1) {
-      Fail(r.path(), "tp", "a single-node aggregate needs tp as a positive integer");
+      RecordFail(r.path(), "tp", "a single-node aggregate needs tp as a positive integer");
     }
   }
   const std::string offloading = r.RequiredText(a, "kv_offloading");
-  if (offloading.empty()) Fail(r.path(), "kv_offloading", "must not be empty (none or dram)");
+  if (offloading.empty()) RecordFail(r.path(), "kv_offloading", "must not be empty (none or dram)");
   std::string backend;
   if (const auto it = a.find("kv_offload_backend"); it != a.end() && !it->is_null()) {
     if (it->is_string()) {
@@ -129,25 +130,26 @@ void CheckIdentity(const Reader& r, const Json& a) {
     } else if (it->is_object() && it->contains("name") && (*it)["name"].is_string()) {
       backend = (*it)["name"].get<std::string>();
     } else {
-      Fail(r.path(), "kv_offload_backend", "must be a backend name, {name, version} or null, got " + DumpJson(*it));
+      RecordFail(r.path(), "kv_offload_backend",
+                 "must be a backend name, {name, version} or null, got " + DumpJson(*it));
     }
   }
   if (offloading == "none" && !backend.empty()) {
-    Fail(r.path(), "kv_offload_backend", "must be empty when kv_offloading is none");
+    RecordFail(r.path(), "kv_offload_backend", "must be empty when kv_offloading is none");
   }
   if (offloading != "none" && (backend.empty() || backend == "none")) {
-    Fail(r.path(), "kv_offload_backend", "is required when kv_offloading is " + offloading);
+    RecordFail(r.path(), "kv_offload_backend", "is required when kv_offloading is " + offloading);
   }
   if (const auto gb = r.Number(&a, "allocated_cpu_dram_gb", ""); gb && *gb < 0) {
-    Fail(r.path(), "allocated_cpu_dram_gb", "must not be negative");
+    RecordFail(r.path(), "allocated_cpu_dram_gb", "must not be negative");
   }
   r.Count(&a, "num_requests_total", "");
   r.Count(&a, "num_requests_successful", "");
   r.Count(&a, "kv_cache_pool_tokens", "");
   if (const auto it = a.find("warnings"); it != a.end()) {
-    if (!it->is_array()) Fail(r.path(), "warnings", "must be an array of strings");
+    if (!it->is_array()) RecordFail(r.path(), "warnings", "must be an array of strings");
     for (std::size_t i = 0; i < it->size(); ++i) {
-      if (!(*it)[i].is_string()) Fail(r.path(), "warnings[" + std::to_string(i) + "]", "must be a string");
+      if (!(*it)[i].is_string()) RecordFail(r.path(), "warnings[" + std::to_string(i) + "]", "must be a string");
     }
   }
 }
@@ -156,10 +158,11 @@ void AddReasons(const Reader& r, const Json& holder, const std::string& where, c
                 std::vector<std::string>& reasons) {
   const auto it = holder.find("submission_invalid_reasons");
   if (it != holder.end() && !it->is_null()) {
-    if (!it->is_array()) Fail(r.path(), Join(where, "submission_invalid_reasons"), "must be an array of strings");
+    if (!it->is_array()) RecordFail(r.path(), Join(where, "submission_invalid_reasons"), "must be an array of strings");
     for (std::size_t i = 0; i < it->size(); ++i) {
       if (!(*it)[i].is_string()) {
-        Fail(r.path(), Join(where, "submission_invalid_reasons") + "[" + std::to_string(i) + "]", "must be a string");
+        RecordFail(r.path(), Join(where, "submission_invalid_reasons") + "[" + std::to_string(i) + "]",
+                   "must be a string");
       }
       reasons.push_back((*it)[i].get<std::string>());
     }
@@ -171,7 +174,7 @@ void AddReasons(const Reader& r, const Json& holder, const std::string& where, c
 std::optional<bool> Valid(const Reader& r, const Json& holder, const std::string& where) {
   const auto it = holder.find("submission_valid");
   if (it == holder.end() || it->is_null()) return std::nullopt;
-  if (!it->is_boolean()) Fail(r.path(), Join(where, "submission_valid"), "must be true or false");
+  if (!it->is_boolean()) RecordFail(r.path(), Join(where, "submission_valid"), "must be true or false");
   return it->get<bool>();
 }
 
@@ -269,11 +272,11 @@ Json ReadAgenticSummaryBeside(const std::string& aggregate_path) {
 
 Json NormalizeAgenticAggregate(const Json& aggregate, const Json& summary, const std::string& path) {
   const Reader r(path);
-  if (!aggregate.is_object()) Fail(path, "", "an agentic aggregate must be a JSON object");
+  if (!aggregate.is_object()) RecordFail(path, "", "an agentic aggregate must be a JSON object");
   CheckIdentity(r, aggregate);
   const Json* request = r.Object(&aggregate, "request_metrics", "");
   if (request == nullptr) {
-    Fail(path, "request_metrics", "an agentic aggregate needs this object (InferenceX agentic aggregate schema)");
+    RecordFail(path, "request_metrics", "an agentic aggregate needs this object (InferenceX agentic aggregate schema)");
   }
   Json out = aggregate;
   if (!out.contains("scenario_type")) out["scenario_type"] = kAgenticScenario;

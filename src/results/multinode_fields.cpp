@@ -25,7 +25,7 @@ bool Flag(const Json& record, const std::string& key) {
   return text == "true" || text == "1";
 }
 
-std::string Text(const Json& record, const char* key) {
+std::string StringField(const Json& record, const char* key) {
   const auto it = record.find(key);
   return it != record.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -70,8 +70,8 @@ std::optional<MultiNodeFields> MultiNodeFieldsOf(const Json& record) {
   f.decode = PoolOf(record, "decode");
   f.num_prefill_gpu = Count(record, "num_prefill_gpu", 0);
   f.num_decode_gpu = Count(record, "num_decode_gpu", 0);
-  f.prefill_hw = Text(record, "prefill_hw");
-  f.decode_hw = Text(record, "decode_hw");
+  f.prefill_hw = StringField(record, "prefill_hw");
+  f.decode_hw = StringField(record, "decode_hw");
   return f;
 }
 

@@ -27,11 +27,11 @@ std::string Reason(const std::string& text) {
 }
 
 /// The job's state from `scontrol show job` ("GONE" once the controller forgot it).
-std::string JobState(const SlurmAllocationRequest& r, const std::string& id) {
+std::string AllocationJobState(const SlurmAllocationRequest& r, const std::string& id) {
   try {
     const ProcessResult out = RunCapture({r.scontrol, "show", "job", id});
     if (out.exit_code != 0) return "GONE";
-    const auto pos = out.out.find("JobState=");
+    const auto pos = out.out.find("AllocationJobState=");
     if (pos == std::string::npos) return "GONE";
     const auto end = out.out.find_first_of(" \n", pos);
     return out.out.substr(pos + 9, end - pos - 9);
@@ -156,7 +156,7 @@ bool SlurmAllocation::Release(double timeout_s) {
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (true) {
-    const std::string state = JobState(request_, job_id_);
+    const std::string state = AllocationJobState(request_, job_id_);
     if (state != "RUNNING" && state != "COMPLETING" && state != "PENDING" && state != "CONFIGURING") return true;
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -163,9 +163,9 @@ class Metaspace final : public PreTokenizer {
   std::optional<SplitPattern> splitter_;
 };
 
-class Sequence final : public PreTokenizer {
+class PreTokenizerSequence final : public PreTokenizer {
  public:
-  explicit Sequence(std::vector<std::unique_ptr<PreTokenizer>> parts) : parts_(std::move(parts)) {}
+  explicit PreTokenizerSequence(std::vector<std::unique_ptr<PreTokenizer>> parts) : parts_(std::move(parts)) {}
 
   void Split(std::string_view text, bool at_start, PieceSink sink) const override {
     SplitFrom(0, text, at_start, sink);
@@ -221,7 +221,7 @@ std::unique_ptr<PreTokenizer> MakePreTokenizerSequence(std::vector<std::unique_p
   std::erase(parts, nullptr);
   if (parts.empty()) return nullptr;
   if (parts.size() == 1) return std::move(parts.front());
-  return std::make_unique<Sequence>(std::move(parts));
+  return std::make_unique<PreTokenizerSequence>(std::move(parts));
 }
 
 }  // namespace infermark::tokenizer
