@@ -135,6 +135,37 @@ std::string LauncherScript(const std::string& dir, const matrix::MatrixRow& row,
   return script;
 }
 
+// The eval step of an eval row at its target: in process for command targets, by the launcher
+// for scripts and containers, not run for the built-in engine.
+EvalPlan PlanEval(const matrix::MatrixRow& row, const RowPlan& plan, const TargetSpec& target,
+                  const PlanOptions& options) {
+  EvalPlan e;
+  e.concs = EvalConcs(row);
+  e.dir = (fs::path(plan.result_dir) / "evals" / plan.result_filename).string();
+  e.only = IsEvalOnlyRow(row);
+  e.max_model_len = EvalMaxModelLen(row);
+  e.limit = options.eval_limit;
+  e.model = row.model;
+  e.model_prefix = row.model_prefix;
+  e.thresholds = options.eval_thresholds;
+  switch (target.kind) {
+    case TargetKind::kEngine:
+      e.not_run = kEngineNotRun;
+      e.server = "built-in engine";
+      break;
+    case TargetKind::kCommand:
+      e.in_process = true;
+      e.server = "command " + (plan.server.argv.empty() ? std::string() : plan.server.argv.front());
+      break;
+    case TargetKind::kScript:
+    case TargetKind::kContainer:
+      e.server = std::string(target.kind == TargetKind::kScript ? "launcher script " : "container launcher script ") +
+                 (plan.server.argv.empty() ? std::string() : plan.server.argv.back());
+      break;
+  }
+  return e;
+}
+
 }  // namespace
 
 std::string SelfExecutable() {
@@ -230,6 +261,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
   ctx.infermark = infermark;
   ctx.prompts_per_conc = ppc;
   ctx.warmups_per_conc = wpc;
+  ctx.eval_limit = options.eval_limit;
   plan.env = LaunchEnvironment(row.raw, ctx);
   const std::string tokenizer = SiteTokenizer(site, site.FindModel(row.model));
   const TargetSpec& target = runner->target;
@@ -262,6 +294,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
       plan.server.log_path = (fs::path(plan.log_dir) / "launcher.log").string();
     }
     PlanMultiNode(plan, row, site, *runner, options, tokenizer, ppc, wpc);
+    if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options);
     if (plan.multinode->engine) {
       // The deployment on the nodes an allocation would hold (what --dry-run shows); the run
       // places it again, the same way, on the nodes Slurm grants.
@@ -307,6 +340,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
           if (k == "RESULT_DIR") v = "/workspace";
           if (k == "GPU_METRICS_CSV") v = "/workspace/" + fs::relative(v, plan.result_dir).string();
           if (k == "INFERMARK") v = "/usr/local/bin/infermark";
+          if (k == "EVAL_RESULT_DIR") v = "/workspace/" + fs::relative(v, plan.result_dir).string();
         }
         const std::string rel = fs::relative(script, fs::absolute(dir)).string();
         plan.server.argv =
@@ -338,6 +372,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     client.cwd = plan.result_dir;
     plan.client = std::move(client);
   }
+  if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options);
   return plan;
 }
 
