@@ -10,6 +10,7 @@
 #include "catalog/catalog_loader.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
+#include "eval/thresholds.hpp"
 #include "matrix/generator.hpp"
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
@@ -152,6 +153,8 @@ ReportOutcome WriteReportOnce(const SweepRunInfo& info, const std::string& path)
 SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   SiteConfig site = LoadSite(o);
   const std::vector<matrix::MatrixRow> rows = SelectRows(o);
+  // A thresholds file given by flag is input: a bad one stops the sweep before anything starts.
+  if (!o.plan.eval_thresholds.empty()) eval::LoadThresholds(o.plan.eval_thresholds);
   if (rows.empty()) throw InputError(Diagnostic{SourceMark{}, "", "", "the selection holds no rows"});
   if (!o.database.empty()) site.defaults.database = o.database;
   if (o.executor == "slurm" || o.executor == "local") {

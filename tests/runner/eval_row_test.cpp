@@ -17,6 +17,8 @@
 #include "matrix/generator.hpp"
 #include "run_binary.hpp"
 #include "runner/launch_env.hpp"
+#include "runner/row_plan.hpp"
+#include "runner/site_config.hpp"
 #include "runner_test_util.hpp"
 
 namespace infermark::runner {
@@ -129,6 +131,50 @@ TEST(EvalLaunchEnvironment, MultiNodeRowsRunTheirEvalConcurrencies) {
   }
 }
 
+TEST(EvalRows, MultiNodeEvalsOfSeveralConcurrenciesGetAFolderEach) {
+  test::ScratchDir dir;
+  const SiteConfig site = LoadSiteConfig(test::SourcePath("infermark.yaml"));
+  PlanOptions o;
+  o.result_dir = dir / "results";
+  o.runner_name = "evtest_00";
+  int rows = 0;
+  for (const Json& raw : FoundingMatrix("minimaxm3-fp4-mi355x-vllm-disagg", {false, false, true})) {
+    ++rows;
+    const RowPlan plan = PlanRow(test::Typed(raw), site, o);
+    ASSERT_TRUE(plan.eval.has_value());
+    EXPECT_TRUE(plan.eval->only);
+    EXPECT_EQ(plan.eval->concs, (std::vector<int>{1, 4, 16, 64, 256}));
+    EXPECT_EQ(plan.eval->not_run, kEngineNotRun);  // the project's site runs this label on the built-in engine
+    const auto statuses = RecordEvalsNotRun(plan, plan.eval->not_run);
+    ASSERT_EQ(statuses.size(), 5u);
+    for (const int conc : plan.eval->concs) {
+      const std::string folder = plan.eval->dir + "/conc" + std::to_string(conc);
+      EXPECT_EQ(plan.eval->Folder(conc), folder);
+      const Json status = ReadJsonFile(folder + "/eval_status.json");
+      EXPECT_EQ(status["status"], "not_run");
+      EXPECT_EQ(status["concurrency"], conc);
+      const Json meta = ReadJsonFile(folder + "/meta_env.json");
+      EXPECT_EQ(meta["conc"], conc);
+      EXPECT_EQ(meta["is_multinode"], true);
+      EXPECT_EQ(meta["prefill_tp"], 4);
+    }
+  }
+  EXPECT_EQ(rows, 2);
+}
+
+TEST(EvalRows, ABadThresholdsFileStopsTheSweepBeforeAnythingRuns) {
+  test::ScratchDir dir;
+  const std::string thresholds = dir / "thresholds.yaml";
+  WriteFileAtomic(thresholds, "default:\n  gsm8k: [0.9]\n");
+  const ProcessResult r =
+      test::RunInfermark(Sweep(test::SourcePath("infermark.yaml"), dir / "results", {"--eval-thresholds", thresholds}),
+                         test::SourcePath(""));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(thresholds + ":2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("default.gsm8k"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "results"));
+}
+
 TEST(EvalRows, DryRunShowsTheEvalStep) {
   test::ScratchDir dir;
   const ProcessResult r = test::RunInfermark(
@@ -197,8 +243,12 @@ TEST(EvalRows, WrongAnswersFailTheGateAndTheSweep) {
   const std::string results = dir / "results";
   const std::string site = dir / "site.yaml";
   WriteFileAtomic(site, AnswerSite(results, test::FreePort(), ", --wrong-every, '3'"));
-  const ProcessResult r = test::RunInfermark(Sweep(site, results, {"--eval-limit", "300"}));
+  // Stored this time: the points of rows whose eval failed are stored all the same.
+  std::vector<std::string> args = Sweep(site, results, {"--eval-limit", "300", "--database", dir / "store.db"});
+  std::erase(args, std::string("--no-store"));
+  const ProcessResult r = test::RunInfermark(args);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("report of 2 points"), std::string::npos) << r.out;
   // Documents 0, 3, 6, … of the first 300 are answered wrongly: 200 of 300 right.
   const std::string why = "gsm8k 0.67 < 0.90 (default, minimaxm3 has no override)";
   EXPECT_NE(r.out.find("eval-failed"), std::string::npos) << r.out;
