@@ -319,9 +319,15 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
                                          target.engine_args);
       break;
     }
-    case TargetKind::kCommand:
-      for (const auto& a : target.command) plan.server.argv.push_back(ExpandVariables(a, plan.env));
+    case TargetKind::kCommand: {
+      // An eval-only row's server starts with the eval's context (InferenceX's setup_eval_context),
+      // which a command sees as MAX_MODEL_LEN; a script chooses for itself (EVAL_MAX_MODEL_LEN).
+      EnvList env = plan.env;
+      if (IsEvalOnlyRow(row)) env.emplace_back("MAX_MODEL_LEN", std::to_string(EvalMaxModelLen(row)));
+      for (const auto& a : target.command) plan.server.argv.push_back(ExpandVariables(a, env));
+      plan.server.env = std::move(env);
       break;
+    }
     case TargetKind::kScript:
     case TargetKind::kContainer: {
       const std::string dir = site.Resolve(target.script_dir);

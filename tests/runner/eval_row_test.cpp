@@ -162,6 +162,22 @@ TEST(EvalRows, MultiNodeEvalsOfSeveralConcurrenciesGetAFolderEach) {
   EXPECT_EQ(rows, 2);
 }
 
+TEST(EvalRows, AnEvalOnlyCommandServerStartsWithTheEvalContext) {
+  std::vector<Diagnostic> problems;
+  const SiteConfig site = ReadSiteConfig(
+      ParseYaml("runners:\n  mi355x: {command: [vllm, serve, --max-model-len, '${MAX_MODEL_LEN}']}\n", "/s.yaml"),
+      problems);
+  ASSERT_TRUE(problems.empty());
+  Json row = FoundingMatrix("minimaxm3-fp4-mi355x-vllm", {false, true, false}).at(0);
+  row["max-model-len"] = 20000;
+  const RowPlan only = PlanRow(test::Typed(row), site, {});
+  EXPECT_EQ(only.server.argv.back(), "9472");  // ISL + OSL + 256
+  EXPECT_EQ(EnvValue(only.server.env, "MAX_MODEL_LEN"), "9472");
+  EXPECT_TRUE(only.eval->in_process);
+  row.erase("eval-only");
+  EXPECT_EQ(PlanRow(test::Typed(row), site, {}).server.argv.back(), "20000");
+}
+
 TEST(EvalRows, ABadThresholdsFileStopsTheSweepBeforeAnythingRuns) {
   test::ScratchDir dir;
   const std::string thresholds = dir / "thresholds.yaml";
