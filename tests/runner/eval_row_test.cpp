@@ -340,15 +340,16 @@ TEST(EvalRows, PredictSaysAccuracyIsNotPredicted) {
   test::ScratchDir dir;
   const ProcessResult r =
       test::RunInfermark({"predict", "--config-keys", "minimaxm3-fp4-mi355x-vllm", "--site",
-                          test::SourcePath("infermark.yaml"), "--seq-lens", "8k1k", "--tp", "4", "--conc", "32,64,256",
-                          "--no-store", "--result-dir", dir / "p", "--format", "json"},
+                          test::SourcePath("infermark.yaml"), "--seq-lens", "8k1k", "--tp-filter", "4", "--conc",
+                          "32,64,256", "--no-store", "--result-dir", dir / "p", "--format", "json"},
                          test::SourcePath(""));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const Json rows = Json::parse(r.out);
+  ASSERT_EQ(rows.size(), 3u);
   int evals = 0;
   for (const Json& row : rows) {
     const std::string stem = row["result_filename"].get<std::string>();
-    const bool eval = stem.find("_tp4-") != std::string::npos && stem.find("_conc32_") == std::string::npos;
+    const bool eval = stem.find("_conc32_") == std::string::npos;
     EXPECT_EQ(row.contains("eval"), eval) << row.dump();
     if (eval) {
       ++evals;
