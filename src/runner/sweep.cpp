@@ -60,6 +60,11 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
     summary.Add(plan.result_filename, std::move(out.row));
     return;
   }
+  if (plan.eval) {
+    // An eval's files from an earlier run of the row would be judged as this one's.
+    std::error_code ec;
+    fs::remove_all(plan.eval->dir, ec);
+  }
   out = RunMultiNodeRow(row, plan, settings.limits, settings.store, settings.resume);
   if (plan.eval) {
     // The launcher ran EVAL_CONC in turn on its one deployment (or the built-in engine cannot).

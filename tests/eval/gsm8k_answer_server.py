@@ -9,12 +9,16 @@ random prompt) is answered with filler text and a usage block claiming max_token
 Answers stream as server-sent events when the request asks for a stream.
 
   gsm8k_answer_server.py --port N --data data/evals/gsm8k/test.jsonl [--wrong | --wrong-every N]
+                         [--delay S]
+
+--delay holds each answer S seconds; the first GSM8K answer is announced on stdout.
 """
 
 import argparse
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -70,6 +74,8 @@ class Handler(BaseHTTPRequestHandler):
     # Answers go out at once, not held back for the client's delayed acknowledgement.
     disable_nagle_algorithm = True
     answers = {}
+    delay = 0.0
+    announced = False
     counter = 0
     lock = threading.Lock()
 
@@ -106,6 +112,12 @@ class Handler(BaseHTTPRequestHandler):
         question = question_of(body, chat)
         if question is not None:
             answer = self.answers.get(question, "I do not know this question.")
+            if self.delay > 0:
+                time.sleep(self.delay)
+            with self.lock:
+                if not Handler.announced:
+                    Handler.announced = True
+                    print("answering GSM8K questions", flush=True)
             pieces = [answer]
             tokens = max(1, len(answer.split()))
         else:
@@ -148,9 +160,11 @@ def main():
     parser.add_argument("--data", required=True, help="GSM8K test split (JSON lines)")
     parser.add_argument("--wrong", action="store_true", help="answer every question with a wrong number")
     parser.add_argument("--wrong-every", type=int, default=0, help="answer every N-th question wrongly")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds each GSM8K answer is held")
     args = parser.parse_args()
     wrong_every = 1 if args.wrong else args.wrong_every
     Handler.answers = load_answers(args.data, wrong_every)
+    Handler.delay = args.delay
     server = Server(("127.0.0.1", args.port), Handler)
     kind = "every %d-th answer wrong" % wrong_every if wrong_every else "right answers"
     print("gsm8k answer server on port %d (%s)" % (args.port, kind), flush=True)

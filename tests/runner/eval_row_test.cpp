@@ -9,7 +9,9 @@
 // eval step.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -18,6 +20,7 @@
 #include "matrix/generator.hpp"
 #include "run_binary.hpp"
 #include "runner/launch_env.hpp"
+#include "runner/process_group.hpp"
 #include "runner/row_plan.hpp"
 #include "runner/site_config.hpp"
 #include "runner_test_util.hpp"
@@ -314,6 +317,34 @@ TEST(EvalRows, TheBuiltinEngineRecordsItsEvalsAsNotRun) {
   EXPECT_FALSE(fs::exists(dir / "only" + "/" + kStem64 + ".json"));
   EXPECT_FALSE(fs::exists(dir / "only" + "/logs/" + kStem64 + "/server.log"));
   EXPECT_EQ(ReadJsonFile(dir / "only" + "/evals/" + kStem64 + "/eval_status.json")["status"], "not_run");
+}
+
+TEST(EvalRows, CtrlCDuringAnEvalLeavesItIncompleteAndExits130) {
+  test::ScratchDir dir;
+  const std::string results = dir / "results";
+  const std::string site = dir / "site.yaml";
+  WriteFileAtomic(site, AnswerSite(results, test::FreePort(), ", --delay, '0.2'"));
+  SpawnSpec spec;
+  spec.argv = Sweep(site, results, {"--evals-only", "--conc", "64"});
+  spec.argv.insert(spec.argv.begin(), test::Binary());
+  spec.log_path = dir / "infermark.log";
+  ProcessGroup sweep(spec);
+  const std::string server_log = results + "/logs/" + kStem64 + "/server.log";
+  while (!fs::exists(server_log) || ReadFile(server_log).find("answering GSM8K") == std::string::npos) {
+    ASSERT_FALSE(sweep.Poll().has_value()) << ReadFile(dir / "infermark.log");
+    usleep(20'000);
+  }
+  kill(sweep.pid(), SIGINT);
+  const auto code = sweep.WaitFor(std::chrono::seconds(60));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 130) << ReadFile(dir / "infermark.log");
+  const std::string folder = results + "/evals/" + kStem64;
+  const Json status = ReadJsonFile(folder + "/eval_status.json");
+  EXPECT_EQ(status["status"], "incomplete") << status.dump();
+  EXPECT_EQ(status["passed"], nullptr);
+  EXPECT_LT(status["n"].get<int>(), 1319);
+  EXPECT_TRUE(status["results_file"].get<std::string>().rfind("incomplete_results_", 0) == 0) << status.dump();
+  EXPECT_EQ(ReadJsonFile(results + "/" + kStem64 + ".row.json")["status"], "interrupted");
 }
 
 TEST(EvalRows, EvalOnlyRowsRunNoThroughputPoint) {
