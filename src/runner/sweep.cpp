@@ -68,7 +68,8 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
   out = RunMultiNodeRow(row, plan, settings.limits, settings.store, settings.resume);
   if (plan.eval) {
     // The launcher ran EVAL_CONC in turn on its one deployment (or the built-in engine cannot).
-    if (out.row.status == RowStatus::kDone || out.row.status == RowStatus::kInvalid) {
+    const bool measured = out.row.status == RowStatus::kDone || out.row.status == RowStatus::kInvalid;
+    if (measured || (plan.eval->only && out.row.status == RowStatus::kFailed)) {
       out.row.evals = RunRowEvals(plan, 0);
     } else if (out.row.status == RowStatus::kFailed) {
       out.row.evals = RecordEvalsNotRun(plan, "the row failed before its eval: " + out.row.reason);
