@@ -9,9 +9,10 @@ random prompt) is answered with filler text and a usage block claiming max_token
 Answers stream as server-sent events when the request asks for a stream.
 
   gsm8k_answer_server.py --port N --data data/evals/gsm8k/test.jsonl [--wrong | --wrong-every N]
-                         [--delay S]
+                         [--delay S] [--fail-questions]
 
---delay holds each answer S seconds; the first GSM8K answer is announced on stdout.
+--delay holds each answer S seconds; the first GSM8K answer is announced on stdout;
+--fail-questions answers every GSM8K question with HTTP 500 (throughput requests still succeed).
 """
 
 import argparse
@@ -75,6 +76,7 @@ class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     answers = {}
     delay = 0.0
+    fail_questions = False
     announced = False
     counter = 0
     lock = threading.Lock()
@@ -110,6 +112,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(400, "application/json", b'{"error":"not JSON"}')
             return
         question = question_of(body, chat)
+        if question is not None and self.fail_questions:
+            self.send_body(500, "application/json", b'{"error":"scripted failure"}')
+            return
         if question is not None:
             answer = self.answers.get(question, "I do not know this question.")
             if self.delay > 0:
@@ -161,10 +166,12 @@ def main():
     parser.add_argument("--wrong", action="store_true", help="answer every question with a wrong number")
     parser.add_argument("--wrong-every", type=int, default=0, help="answer every N-th question wrongly")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds each GSM8K answer is held")
+    parser.add_argument("--fail-questions", action="store_true", help="HTTP 500 for every GSM8K question")
     args = parser.parse_args()
     wrong_every = 1 if args.wrong else args.wrong_every
     Handler.answers = load_answers(args.data, wrong_every)
     Handler.delay = args.delay
+    Handler.fail_questions = args.fail_questions
     server = Server(("127.0.0.1", args.port), Handler)
     kind = "every %d-th answer wrong" % wrong_every if wrong_every else "right answers"
     print("gsm8k answer server on port %d (%s)" % (args.port, kind), flush=True)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -285,6 +286,27 @@ TEST(EvalRows, WrongAnswersFailTheGateAndTheSweep) {
     EXPECT_EQ(status["reasons"].at(0), why);
     EXPECT_EQ(ReadJsonFile(results + "/" + stem + ".row.json")["status"], "eval-failed");
   }
+}
+
+TEST(EvalRows, AnInvalidEvalFailsTheRowAndKeepsThePoint) {
+  test::ScratchDir dir;
+  const std::string results = dir / "results";
+  const std::string site = dir / "site.yaml";
+  WriteFileAtomic(site, AnswerSite(results, test::FreePort(), ", --fail-questions"));
+  std::vector<std::string> args = Sweep(site, results, {"--eval-limit", "3"});
+  args.erase(std::find(args.begin(), args.end(), "256"));  // the conc 64 row alone
+  const ProcessResult r = test::RunInfermark(args);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(results + "/" + kStem64 + ".json"));
+  const Json status = ReadJsonFile(results + "/evals/" + kStem64 + "/eval_status.json");
+  EXPECT_EQ(status["status"], "invalid") << status.dump();
+  EXPECT_EQ(status["passed"], nullptr);
+  EXPECT_NE(status["reasons"].at(0).get<std::string>().find("3 of 3 requests failed after 5 attempts (http_status 3)"),
+            std::string::npos)
+      << status.dump();
+  EXPECT_TRUE(status["results_file"].get<std::string>().rfind("invalid_results_", 0) == 0);
+  EXPECT_EQ(ReadJsonFile(results + "/" + kStem64 + ".row.json")["status"], "eval-failed");
+  EXPECT_NE(r.out.find("eval failed: gsm8k eval invalid: 3 of 3 requests failed"), std::string::npos) << r.out;
 }
 
 TEST(EvalRows, TheBuiltinEngineRecordsItsEvalsAsNotRun) {
