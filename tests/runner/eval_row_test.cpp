@@ -19,6 +19,7 @@
 #include "catalog/catalog_loader.hpp"
 #include "core/file_io.hpp"
 #include "matrix/generator.hpp"
+#include "reference.hpp"
 #include "run_binary.hpp"
 #include "runner/launch_env.hpp"
 #include "runner/process_group.hpp"
@@ -257,6 +258,48 @@ TEST(EvalRows, ASweepAgainstAnAnsweringServerRunsBothEvalsAfterTheirPoints) {
   const ProcessResult again = test::RunInfermark(Sweep(site, results));
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("0 run, 2 skipped (complete)"), std::string::npos) << again.out;
+}
+
+// InferenceX's collect_eval_results.py, unchanged, reads a sweep's evals/ folder as it reads its
+// eval_results/ artifacts (one folder per eval with meta_env.json), and validate_scores.py agrees
+// with the gate on each.
+TEST(EvalRowsParity, InferenceXsScriptsReadTheSweepsEvalFolders) {
+  INFERMARK_REQUIRE_REFERENCE({"utils/collect_eval_results.py", "utils/evals/validate_scores.py"});
+  // Debian's interpreter, where scripts/setup.sh installs python3-yaml and python3-tabulate.
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (RunCapture({python, "-c", "import tabulate, yaml"}).exit_code != 0) {
+    if (test::InCi()) FAIL() << python << " lacks tabulate or yaml [CI=true: parity tests must run]";
+    GTEST_SKIP() << python << " lacks tabulate or yaml (scripts/setup.sh installs python3-tabulate, python3-yaml)";
+  }
+  test::ScratchDir dir;
+  const std::string results = dir / "results";
+  const std::string site = dir / "site.yaml";
+  WriteFileAtomic(site, AnswerSite(results, test::FreePort(), ", --wrong-every, '16'"));
+  const ProcessResult r = test::RunInfermark(Sweep(site, results, {"--eval-limit", "64"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;  // 60 of 64 right: 0.9375 passes 0.90
+  const ProcessResult collect = RunCapture(
+      {python, test::ReferencePath("utils/collect_eval_results.py"), results + "/evals", "sweep"}, dir.path.string());
+  ASSERT_EQ(collect.exit_code, 0) << collect.out << collect.err;
+  const Json agg = ReadJsonFile(dir / "agg_eval_sweep.json");
+  ASSERT_EQ(agg.size(), 2u) << agg.dump();
+  for (const Json& row : agg) {
+    EXPECT_EQ(row["task"], "gsm8k");
+    EXPECT_DOUBLE_EQ(row["score"].get<double>(), 60.0 / 64.0);
+    EXPECT_EQ(row["n_eff"], 64);
+    EXPECT_EQ(row["hw"], "MI355X") << row.dump();
+    EXPECT_EQ(row["model_prefix"], "minimaxm3");
+    EXPECT_TRUE(row["conc"] == 64 || row["conc"] == 256) << row.dump();
+  }
+  for (const char* stem : {kStem64, kStem256}) {
+    const std::string folder = results + "/evals/" + stem;
+    const ProcessResult validate =
+        RunCapture({python, test::ReferencePath("utils/evals/validate_scores.py"), "--thresholds",
+                    test::SourcePath("data/evals/thresholds.yaml"), "--meta-env", folder + "/meta_env.json",
+                    "--results-glob", folder + "/results*.json"},
+                   folder);
+    EXPECT_EQ(validate.exit_code, 0) << validate.out << validate.err;
+    EXPECT_EQ(ReadJsonFile(folder + "/eval_status.json")["passed"], true);
+  }
 }
 
 TEST(EvalRows, WrongAnswersFailTheGateAndTheSweep) {
