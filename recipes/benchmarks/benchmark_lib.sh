@@ -39,7 +39,13 @@ wait_for_server_ready() {
 # Runs infermark's load generator with the reference client's flags, as InferenceX recipes do:
 # 10 x CONC prompts and 2 x CONC warm-ups, unless the runner scales them down
 # (INFERMARK_PROMPTS_PER_CONC, INFERMARK_WARMUPS_PER_CONC; `infermark run --prompts-per-conc`).
+# An eval-only row (EVAL_ONLY=true) runs no throughput point: this returns at once, as
+# InferenceX's run_benchmark_serving does.
 run_benchmark_serving() {
+  if [ "${EVAL_ONLY:-false}" = true ]; then
+    echo "launcher: EVAL_ONLY=true, no throughput point"
+    return 0
+  fi
   "$INFERMARK" bench serve --model "$MODEL" --backend vllm --base-url "http://127.0.0.1:${PORT}" \
     --dataset-name random --random-input-len "$ISL" --random-output-len "$OSL" \
     --random-range-ratio "$RANDOM_RANGE_RATIO" --num-prompts "$((CONC * ${INFERMARK_PROMPTS_PER_CONC:-10}))" \
@@ -60,4 +66,64 @@ run_agentic_replay() {
     --duration "${DURATION:-3600}" --warmup-requests-per-lane 10 --trajectory-start-min-ratio 0.25 \
     --trajectory-start-max-ratio 0.75 --trace-idle-gap-cap-seconds 300 --failed-request-threshold 0.10 \
     --seed 42 --result-dir "$RESULT_DIR" --result-filename "$RESULT_FILENAME" "${unsafe[@]}" "$@"
+}
+
+# InferenceX's setup_eval_context for eval-only rows: the server's context for the eval is
+# ISL + OSL + 256 (compute_eval_context_length, without a model config to cap it), exported as
+# EVAL_MAX_MODEL_LEN for the launcher to start its server with.
+setup_eval_context() {
+  EVAL_MAX_MODEL_LEN=$((ISL + OSL + 256))
+  export EVAL_MAX_MODEL_LEN
+}
+
+# Runs the accuracy eval (GSM8K as lm-evaluation-harness runs it for InferenceX) with
+# `infermark eval` against the server on PORT, in place of InferenceX's run_eval + lm-eval:
+# concurrency EVAL_CONCURRENT_REQUESTS, else EVAL_CONC, else CONC; several space-separated values
+# run in turn against the same live server, each into EVAL_RESULT_DIR/conc<N>; the context
+# EVAL_MAX_MODEL_LEN sets max_tokens by InferenceX's rule; EVAL_LIMIT documents when set;
+# EVAL_TASKS_DIR names the task (default gsm8k). `infermark eval` writes lm-eval's results and
+# samples and meta_env.json itself (what append_lm_eval_summary adds). The runner judges the
+# folder afterwards (thresholds, eval_status.json), so a low score is not a failure here; the
+# return code is the last failing `infermark eval`'s (1 INVALID or unreachable, 2 bad input).
+run_eval() {
+  local port="$PORT" task="${EVAL_TASKS_DIR:-gsm8k}"
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --port | --task | --framework)
+        if [[ $# -lt 2 || -z "${2:-}" ]]; then
+          echo "run_eval: $1 requires a value" >&2
+          return 2
+        fi
+        case "$1" in
+          --port) port="$2" ;;
+          --task) task="$2" ;;
+          --framework)
+            if [ "$2" != lm-eval ] && [ "$2" != lm_eval ]; then
+              echo "run_eval: only the lm-eval framework is supported, not '$2'" >&2
+              return 2
+            fi
+            ;;
+        esac
+        shift 2
+        ;;
+      *)
+        echo "run_eval: unknown parameter $1" >&2
+        return 2
+        ;;
+    esac
+  done
+  local results_dir="${EVAL_RESULT_DIR:-${RESULT_DIR}/evals/${RESULT_FILENAME}}"
+  local context="${EVAL_MAX_MODEL_LEN:-${MAX_MODEL_LEN:-16384}}"
+  local concs
+  read -r -a concs <<<"${EVAL_CONCURRENT_REQUESTS:-${EVAL_CONC:-${CONC:-64}}}"
+  local rc=0 conc out
+  for conc in "${concs[@]}"; do
+    out="$results_dir"
+    if [ "${#concs[@]}" -gt 1 ]; then out="$results_dir/conc$conc"; fi
+    echo "launcher: eval ${task} at concurrency ${conc} against port ${port} -> ${out}"
+    CONC="$conc" "$INFERMARK" eval --tasks "$task" --base-url "http://127.0.0.1:${port}" \
+      --model "${MODEL_NAME:-$MODEL}" --api chat --concurrency "$conc" --max-model-len "$context" \
+      --output-path "$out" --quiet ${EVAL_LIMIT:+--limit "$EVAL_LIMIT"} || rc=$?
+  done
+  return "$rc"
 }

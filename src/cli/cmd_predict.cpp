@@ -5,6 +5,7 @@
 // them (result files and store rows like a real run, marked as predicted).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -20,6 +21,7 @@
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
 #include "runner/predict_sweep.hpp"
+#include "runner/row_eval.hpp"
 #include "sim/predict.hpp"
 #include "store/store_url.hpp"
 
@@ -72,6 +74,10 @@ std::string Parallelism(const matrix::MatrixRow& row) {
          std::to_string(d.tp);
 }
 
+// Why an eval row's accuracy has no prediction.
+constexpr const char* kAccuracyNotPredicted =
+    "the virtual clock models speed, not answers; run the eval against a server with weights (docs/evals.md)";
+
 // Recipe mode: every row of the selected configs on the virtual clock.
 int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
   runner::SweepCommandOptions r = o.recipes;
@@ -91,6 +97,7 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
       j["result_filename"] = row.result_filename;
       j["status"] = runner::StatusName(row.outcome.status);
       j["reason"] = row.outcome.reason;
+      if (runner::IsEvalRow(row.row)) j["eval"] = std::string("not predicted: ") + kAccuracyNotPredicted;
       out.push_back(std::move(j));
     }
     std::cout << DumpJson(out) << '\n';
@@ -109,6 +116,12 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
   }
   // With JSON on stdout the summary line goes to stderr, so the output stays one document.
   std::FILE* summary = Format(o) == "json" ? stderr : stdout;
+  const auto evals =
+      std::count_if(s.rows.begin(), s.rows.end(), [](const auto& row) { return runner::IsEvalRow(row.row); });
+  if (evals > 0) {
+    std::fprintf(summary, "%ld eval row(s): throughput predicted, accuracy not: %s\n", static_cast<long>(evals),
+                 kAccuracyNotPredicted);
+  }
   std::fprintf(summary, "%zu rows predicted in %.2f s (virtual clock); results in %s",
                s.rows.size() - static_cast<std::size_t>(s.failed), s.seconds, s.result_dir.c_str());
   if (s.stored) {

@@ -48,13 +48,34 @@ void PrintMultiNodePlan(const runner::RowPlan& p) {
   std::printf("  logs: %s\n", p.log_dir.c_str());
 }
 
+// An eval row's eval step: when it runs, at which concurrencies, who runs it and where it lands.
+void PrintEvalPlan(const runner::RowPlan& p) {
+  const runner::EvalPlan& e = *p.eval;
+  std::string concs;
+  for (const int c : e.concs) concs += (concs.empty() ? "" : " ") + std::to_string(c);
+  const char* when = e.only ? "alone (eval-only row: no throughput point)" : "after the throughput point";
+  std::string how;
+  if (!e.not_run.empty()) {
+    how = "not run: " + e.not_run;
+  } else if (e.in_process) {
+    how = "by the runner against http://127.0.0.1:" + std::to_string(p.port) + " (model " + e.model +
+          ", max_model_len " + std::to_string(e.max_model_len) + ")";
+  } else {
+    how = "by the launcher's run_eval (EVAL_CONC, EVAL_RESULT_DIR)";
+  }
+  std::printf("  eval:   %s at conc %s %s, %s\n          -> %s\n", e.task.c_str(), concs.c_str(), when, how.c_str(),
+              e.dir.c_str());
+}
+
 void PrintPlan(const runner::RowPlan& p) {
   if (p.multinode) {
     PrintMultiNodePlan(p);
+    if (p.eval) PrintEvalPlan(p);
     return;
   }
   std::printf("%s\n  server: %s\n", p.result_filename.c_str(), JoinArgv(p.server.argv).c_str());
-  if (p.client) std::printf("  client: %s\n", JoinArgv(p.client->argv).c_str());
+  if (p.client && !(p.eval && p.eval->only)) std::printf("  client: %s\n", JoinArgv(p.client->argv).c_str());
+  if (p.eval) PrintEvalPlan(p);
   std::printf("  logs:   %s\n", p.log_dir.c_str());
 }
 
@@ -72,11 +93,13 @@ void PrintSweepSummary(const runner::SweepCommandSummary& s) {
       std::printf("         power: %s%s%s\n", r.outcome.power_valid.value_or(false) ? "valid" : "invalid",
                   why.empty() ? "" : ": ", why.c_str());
     }
+    for (const auto& e : r.outcome.evals) std::printf("         eval: %s\n", e.Summary().c_str());
     for (const auto& w : r.outcome.warnings) {
       std::printf("         warning: %s (%d lines; first: %s)\n", w.what.c_str(), w.count, w.first_line.c_str());
     }
   }
-  std::printf("%d run, %d skipped (complete), %d failed%s; results in %s\n", sweep.done, sweep.skipped, sweep.failed,
+  std::printf("%d run, %d skipped (complete), %d failed%s%s; results in %s\n", sweep.done, sweep.skipped, sweep.failed,
+              sweep.eval_failed > 0 ? (", " + std::to_string(sweep.eval_failed) + " failed their eval").c_str() : "",
               sweep.slurm ? " (slurm executor)" : "", s.result_dir.c_str());
   if (sweep.stop_signal != 0) {
     std::printf("stopped by signal %d; run the same command again to resume\n", sweep.stop_signal);
@@ -125,6 +148,17 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
       ->capture_default_str();
   cmd->add_flag("--require-power", o.plan.require_power,
                 "A row whose GPU power is invalid ends INVALID (InferenceX REQUIRE_POWER=1)");
+  auto* no_evals = cmd->add_flag("--no-evals", o.evals.no_evals, "Config keys: throughput rows only, no eval rows");
+  auto* evals_only = cmd->add_flag("--evals-only", o.evals.evals_only,
+                                   "Config keys: only the recipe's eval rows, run as eval-only (no throughput point)");
+  no_evals->excludes(evals_only);
+  evals_only->excludes(no_evals);
+  cmd->add_flag("--all-evals", o.evals.all_evals, "Config keys: every 8k1k row as an eval-only row")
+      ->excludes(no_evals);
+  cmd->add_option("--eval-limit", o.plan.eval_limit, "Eval rows: only the first N documents (EVAL_LIMIT)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--eval-thresholds", o.plan.eval_thresholds,
+                  "Eval rows: thresholds file (default: data/evals/thresholds.yaml, InferenceX's)");
   cmd->add_flag("--no-resume", o.no_resume, "Run rows again even when their result is complete");
   cmd->add_flag(
       "--dry-run", o.dry_run,
@@ -152,7 +186,7 @@ int RunSweepWithDefaults(runner::SweepCommandOptions o) {
   }
   PrintSweepSummary(s);
   if (s.sweep.stop_signal != 0) return kExitSignalBase + s.sweep.stop_signal;
-  return s.sweep.failed > 0 ? kExitRunFailed : kExitOk;
+  return s.sweep.failed > 0 || s.sweep.eval_failed > 0 ? kExitRunFailed : kExitOk;
 }
 
 }  // namespace infermark::cli

@@ -67,7 +67,39 @@ long long PutPool(EnvList& env, const Json& pool, const std::string& role) {
   return gpus;
 }
 
+long long Integer(const Json& row, const char* key, long long fallback) {
+  const auto it = row.find(key);
+  return it != row.end() && it->is_number_integer() ? it->get<long long>() : fallback;
+}
+
+bool Flag(const Json& row, const char* key) {
+  const auto it = row.find(key);
+  return it != row.end() && it->is_boolean() && it->get<bool>();
+}
+
 }  // namespace
+
+std::vector<long long> EvalConcValues(const Json& row) {
+  std::vector<long long> list;
+  if (const auto conc = row.find("conc"); conc != row.end()) {
+    if (conc->is_array()) {
+      for (const Json& v : *conc) {
+        if (v.is_number_integer()) list.push_back(v.get<long long>());
+      }
+    } else if (conc->is_number_integer()) {
+      list.push_back(conc->get<long long>());
+    }
+  }
+  if (!row.contains("prefill") || list.size() <= 1 || Flag(row, "eval-all-concs")) return list;
+  if (const auto c = row.find("eval-conc"); c != row.end() && c->is_number_integer()) return {c->get<long long>()};
+  return {*std::max_element(list.begin(), list.end())};
+}
+
+long long EvalContextLength(const Json& row) {
+  const long long sum = Integer(row, "isl", 0) + Integer(row, "osl", 0) + 256;
+  if (Flag(row, "eval-only")) return sum;
+  return Integer(row, "max-model-len", sum);
+}
 
 EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
   EnvList env;
@@ -152,6 +184,15 @@ EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
   if (!c.infermark.empty()) env.emplace_back("INFERMARK", c.infermark);
   env.emplace_back("INFERMARK_PROMPTS_PER_CONC", std::to_string(c.prompts_per_conc));
   env.emplace_back("INFERMARK_WARMUPS_PER_CONC", std::to_string(c.warmups_per_conc));
+  if (Flag(row, "run-eval") || Flag(row, "eval-only")) {
+    std::string concs;
+    for (const long long v : EvalConcValues(row)) concs += (concs.empty() ? "" : " ") + std::to_string(v);
+    env.emplace_back("EVAL_CONC", concs);
+    env.emplace_back("EVAL_RESULT_DIR", c.result_dir + "/evals/" + c.result_filename);
+    env.emplace_back("EVAL_MAX_MODEL_LEN", std::to_string(EvalContextLength(row)));
+    env.emplace_back("EVAL_TASKS_DIR", "gsm8k");
+    if (c.eval_limit) env.emplace_back("EVAL_LIMIT", std::to_string(*c.eval_limit));
+  }
   return env;
 }
 

@@ -3,6 +3,8 @@
 // and an infermark script reads the same names.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,13 +18,14 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 /// What the contract needs beyond the row.
 struct LaunchContext {
-  std::string runner_name;      ///< Concrete runner (RUNNER_NAME); the label is the row's `runner`.
-  std::string result_filename;  ///< RESULT_FILENAME (stem, no `.json`).
-  std::string result_dir;       ///< RESULT_DIR: where the script writes server.log and the result.
-  int port = 8888;              ///< PORT.
-  std::string infermark;        ///< INFERMARK: the binary scripts call as their client.
-  int prompts_per_conc = 10;    ///< INFERMARK_PROMPTS_PER_CONC (infermark's own scripts).
-  int warmups_per_conc = 2;     ///< INFERMARK_WARMUPS_PER_CONC.
+  std::string runner_name;                ///< Concrete runner (RUNNER_NAME); the label is the row's `runner`.
+  std::string result_filename;            ///< RESULT_FILENAME (stem, no `.json`).
+  std::string result_dir;                 ///< RESULT_DIR: where the script writes server.log and the result.
+  int port = 8888;                        ///< PORT.
+  std::string infermark;                  ///< INFERMARK: the binary scripts call as their client.
+  int prompts_per_conc = 10;              ///< INFERMARK_PROMPTS_PER_CONC (infermark's own scripts).
+  int warmups_per_conc = 2;               ///< INFERMARK_WARMUPS_PER_CONC.
+  std::optional<std::size_t> eval_limit;  ///< EVAL_LIMIT (eval rows): only the first N documents.
 };
 
 /// The contract for `row`: MODEL, MODEL_PREFIX, EXP_NAME, IMAGE, FRAMEWORK, PRECISION, TP, PP_SIZE,
@@ -36,9 +39,20 @@ struct LaunchContext {
 /// PREFILL_/DECODE_{NUM_WORKERS,TP,PP_SIZE,DCP_SIZE,PCP_SIZE,EP,DP_ATTN,HARDWARE}, each block's
 /// `additional-settings` (`KEY=VALUE`) as variables, PREFILL_GPUS and DECODE_GPUS (what results
 /// processing reads), and GPU_COUNT as the GPUs of both pools. Fields a row lacks are left out.
-/// Booleans are "true"/"false". Throws InputError for an additional setting that is not
-/// `NAME=value`.
+/// Booleans are "true"/"false". An eval row (`run-eval` or `eval-only` true) also gets the eval
+/// contract: EVAL_CONC (EvalConcValues, space-separated), EVAL_RESULT_DIR
+/// (`<RESULT_DIR>/evals/<RESULT_FILENAME>`), EVAL_MAX_MODEL_LEN (EvalContextLength), EVAL_TASKS_DIR
+/// (`gsm8k`, the built-in task) and EVAL_LIMIT when set. Throws InputError for an additional
+/// setting that is not `NAME=value`.
 EnvList LaunchEnvironment(const Json& row, const LaunchContext& context);
+
+/// An eval row's request concurrencies (EVAL_CONC): a single-node row's `conc`; a multi-node
+/// row's whole list with `eval-all-concs`, else its `eval-conc`, else the largest of its list.
+std::vector<long long> EvalConcValues(const Json& row);
+
+/// EVAL_MAX_MODEL_LEN as InferenceX computes it without a model config to cap it: an eval-only
+/// row's ISL + OSL + 256 (setup_eval_context), else its max-model-len (run_eval), else that sum.
+long long EvalContextLength(const Json& row);
 
 /// `text` with every `${NAME}` replaced by its value in `env` (unknown names: empty), for
 /// command-line targets; no shell is involved.

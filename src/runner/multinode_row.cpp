@@ -372,6 +372,12 @@ class MultiNodeRun {
         return;
       }
     }
+    if (plan_.eval && plan_.eval->only) {
+      // An eval-only row: the launcher ran the eval alone and no point was due; the sweep judges
+      // the eval folders it left.
+      if (*code != 0) Fail(WithLogTail("launcher " + ExitText(*code) + " in its eval-only run", launcher.log));
+      return;
+    }
     for (std::size_t i = 0; i < m_.points.size(); ++i) {
       if (out_.points[i].outcome.status != RowStatus::kSkipped) continue;
       Point(i, RowStatus::kFailed,

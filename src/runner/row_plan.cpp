@@ -137,6 +137,37 @@ std::string LauncherScript(const std::string& dir, const matrix::MatrixRow& row,
   return script;
 }
 
+// The eval step of an eval row at its target: in process for command targets, by the launcher
+// for scripts and containers, not run for the built-in engine.
+EvalPlan PlanEval(const matrix::MatrixRow& row, const RowPlan& plan, const TargetSpec& target,
+                  const PlanOptions& options) {
+  EvalPlan e;
+  e.concs = EvalConcs(row);
+  e.dir = (fs::path(plan.result_dir) / "evals" / plan.result_filename).string();
+  e.only = IsEvalOnlyRow(row);
+  e.max_model_len = EvalMaxModelLen(row);
+  e.limit = options.eval_limit;
+  e.model = row.model;
+  e.model_prefix = row.model_prefix;
+  e.thresholds = options.eval_thresholds;
+  switch (target.kind) {
+    case TargetKind::kEngine:
+      e.not_run = kEngineNotRun;
+      e.server = "built-in engine";
+      break;
+    case TargetKind::kCommand:
+      e.in_process = true;
+      e.server = "command " + (plan.server.argv.empty() ? std::string() : plan.server.argv.front());
+      break;
+    case TargetKind::kScript:
+    case TargetKind::kContainer:
+      e.server = std::string(target.kind == TargetKind::kScript ? "launcher script " : "container launcher script ") +
+                 (plan.server.argv.empty() ? std::string() : plan.server.argv.back());
+      break;
+  }
+  return e;
+}
+
 }  // namespace
 
 std::string SelfExecutable() {
@@ -232,6 +263,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
   ctx.infermark = infermark;
   ctx.prompts_per_conc = ppc;
   ctx.warmups_per_conc = wpc;
+  ctx.eval_limit = options.eval_limit;
   plan.env = LaunchEnvironment(row.raw, ctx);
   const std::string tokenizer = SiteTokenizer(site, site.FindModel(row.model));
   const TargetSpec& target = runner->target;
@@ -264,6 +296,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
       plan.server.log_path = (fs::path(plan.log_dir) / "launcher.log").string();
     }
     PlanMultiNode(plan, row, site, *runner, options, tokenizer, ppc, wpc);
+    if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options);
     if (plan.multinode->engine) {
       // The deployment on the nodes an allocation would hold (what --dry-run shows); the run
       // places it again, the same way, on the nodes Slurm grants.
@@ -297,9 +330,15 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
           EngineServeArgv(infermark, *plan.deployment, row.model, tokenizer, plan.port, plan.time_scale, extra);
       break;
     }
-    case TargetKind::kCommand:
-      for (const auto& a : target.command) plan.server.argv.push_back(ExpandVariables(a, plan.env));
+    case TargetKind::kCommand: {
+      // An eval-only row's server starts with the eval's context (InferenceX's setup_eval_context),
+      // which a command sees as MAX_MODEL_LEN; a script chooses for itself (EVAL_MAX_MODEL_LEN).
+      EnvList env = plan.env;
+      if (IsEvalOnlyRow(row)) env.emplace_back("MAX_MODEL_LEN", std::to_string(EvalMaxModelLen(row)));
+      for (const auto& a : target.command) plan.server.argv.push_back(ExpandVariables(a, env));
+      plan.server.env = std::move(env);
       break;
+    }
     case TargetKind::kScript:
     case TargetKind::kContainer: {
       const std::string dir = site.Resolve(target.script_dir);
@@ -318,6 +357,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
           if (k == "RESULT_DIR") v = "/workspace";
           if (k == "GPU_METRICS_CSV") v = "/workspace/" + fs::relative(v, plan.result_dir).string();
           if (k == "INFERMARK") v = "/usr/local/bin/infermark";
+          if (k == "EVAL_RESULT_DIR") v = "/workspace/" + fs::relative(v, plan.result_dir).string();
         }
         const std::string rel = fs::relative(script, fs::absolute(dir)).string();
         plan.server.argv =
@@ -350,6 +390,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     client.cwd = plan.result_dir;
     plan.client = std::move(client);
   }
+  if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options);
   return plan;
 }
 

@@ -16,6 +16,7 @@
 #include "runner/multinode_launch.hpp"
 #include "runner/multinode_plan.hpp"
 #include "runner/process_group.hpp"
+#include "runner/row_eval.hpp"
 #include "runner/site_config.hpp"
 
 namespace infermark::runner {
@@ -33,8 +34,10 @@ struct PlanOptions {
   /// GPU power telemetry: on or off for every row; unset: on for launcher scripts, containers and
   /// commands when NVML sees a GPU here, off for the built-in engine (it uses no GPU).
   std::optional<bool> gpu_telemetry;
-  double gpu_telemetry_interval_s = 1;  ///< Seconds between the runner's power samples.
-  bool require_power = false;           ///< A row whose power is invalid ends INVALID (InferenceX REQUIRE_POWER=1).
+  double gpu_telemetry_interval_s = 1;    ///< Seconds between the runner's power samples.
+  bool require_power = false;             ///< A row whose power is invalid ends INVALID (InferenceX REQUIRE_POWER=1).
+  std::optional<std::size_t> eval_limit;  ///< Eval rows: only the first N documents (EVAL_LIMIT).
+  std::string eval_thresholds;            ///< Eval rows: thresholds file (empty: data/evals/thresholds.yaml).
   /// CPUs the built-in engine and its client are split over (runner/cpu_split.hpp); empty: no pinning.
   std::vector<int> host_cpus{};
 };
@@ -87,6 +90,9 @@ struct RowPlan {
   /// allocation would hold (PlannedNodeNames), as `run --dry-run` shows them; the run places the
   /// same deployment on the nodes Slurm grants.
   std::optional<MultiNodeLaunch> planned_launch;
+  /// Eval rows (`run-eval` or `eval-only`): the eval step. An eval-only row runs no throughput
+  /// point: its client is planned (as `--dry-run` shows) but not started.
+  std::optional<EvalPlan> eval;
 };
 
 /// Plans `row` at `site`. Throws InputError (naming the row) when its runner label has no entry

@@ -65,8 +65,18 @@ const char* StatusName(RowStatus status) {
       return "interrupted";
     case RowStatus::kSkipped:
       return "skipped";
+    case RowStatus::kEvalFailed:
+      return "eval-failed";
   }
   return "failed";
+}
+
+void ApplyEvalVerdict(RowOutcome& out) {
+  if (out.status != RowStatus::kDone && out.status != RowStatus::kInvalid) return;
+  const std::string failures = EvalFailures(out.evals);
+  if (failures.empty()) return;
+  out.status = RowStatus::kEvalFailed;
+  out.reason = (out.reason.empty() ? "" : out.reason + "; ") + "eval failed: " + failures;
 }
 
 RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
@@ -81,6 +91,9 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
   fs::remove(plan.result_path, ec);
   const bool script = !plan.client.has_value();
   if (script) fs::remove(plan.server_log, ec);
+  const bool eval_only = plan.eval && plan.eval->only;
+  // An eval's files from an earlier run of the row would be judged as this one's.
+  if (plan.eval) fs::remove_all(plan.eval->dir, ec);
 
   auto finish = [&](RowStatus status, std::string reason) {
     out.status = status;
@@ -89,6 +102,11 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
     return out;
   };
   auto interrupted = [&] { return "interrupted by signal " + std::to_string(StopRequested()); };
+  if (eval_only && !plan.eval->not_run.empty()) {
+    // Nothing to start: the row is its eval alone and this target cannot answer it.
+    out.evals = RecordEvalsNotRun(plan, plan.eval->not_run);
+    return finish(RowStatus::kDone, "eval-only row, eval not run: " + plan.eval->not_run);
+  }
 
   // Groups a sweep killed with SIGKILL left running would hold the port: end them first.
   const std::string groups_file = (fs::path(plan.log_dir) / "groups").string();
@@ -136,6 +154,12 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
       status = RowStatus::kFailed;
       reason =
           "row timeout: launcher still running after " + std::to_string(static_cast<int>(limits.row_timeout_s)) + " s";
+    } else if (eval_only) {
+      // The launcher ran the eval alone: its folder is judged below.
+      if (*code != 0) {
+        status = RowStatus::kFailed;
+        reason = WithLogTail("launcher " + ExitText(*code) + " in its eval-only run", plan.server.log_path);
+      }
     } else if (*code != 0 && !fs::exists(plan.result_path, ec)) {
       status = RowStatus::kFailed;
       reason = WithLogTail(
@@ -148,7 +172,7 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
       status = RowStatus::kFailed;
       reason = "launcher exited 0 but wrote no " + fs::path(plan.result_path).filename().string();
     }
-  } else {
+  } else if (!eval_only) {
     std::optional<ProcessGroup> client;
     try {
       client.emplace(Marked(*plan.client, groups_file));
@@ -189,15 +213,36 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
     if (client) client->Stop(grace);
     if (status == RowStatus::kFailed || status == RowStatus::kInterrupted) fs::remove(plan.result_path, ec);
   }
+  const bool measured_point = status == RowStatus::kDone || status == RowStatus::kInvalid;
+  if (plan.eval && !script && measured_point) {
+    // After the throughput point, against the same server (InferenceX: run_eval after
+    // run_benchmark_serving); an eval-only row's server only answers the eval.
+    if (auto died = server->Poll()) {
+      out.evals =
+          RecordEvalsNotRun(plan, WithLogTail("the server " + ExitText(*died) + " before the eval", plan.server_log));
+    } else {
+      out.evals = RunRowEvals(plan, Seconds(deadline - Clock::now()).count());
+      if (StopRequested() != 0) {
+        status = RowStatus::kInterrupted;
+        reason = interrupted();
+      }
+    }
+  }
   server->Stop(grace);
   server.reset();
   RunCleanup(plan);
   fs::remove(groups_file, ec);
   CollectScriptLog(plan);
+  const bool launcher_evaluated = script && (measured_point || (eval_only && status == RowStatus::kFailed));
+  if (plan.eval && launcher_evaluated) {
+    out.evals = RunRowEvals(plan, 0);  // judged from the folders the launcher's run_eval left
+  } else if (plan.eval && status == RowStatus::kFailed) {
+    out.evals = RecordEvalsNotRun(plan, "the row failed before its eval: " + reason);
+  }
   out.warnings = ScanLogWarnings(fs::path(plan.log_dir) / "server.log");
   if (status == RowStatus::kFailed && script) fs::remove(plan.result_path, ec);
   if (telemetry) {
-    const bool measured = status == RowStatus::kDone || status == RowStatus::kInvalid;
+    const bool measured = (status == RowStatus::kDone || status == RowStatus::kInvalid) && !eval_only;
     RowPower power = telemetry->Finish(measured ? plan.result_path : std::string());
     out.power_valid = power.valid;
     out.power_reasons = std::move(power.reasons);
@@ -208,7 +253,10 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
       reason = "power required but invalid: " + (why.empty() ? std::string("no power fields") : why);
     }
   }
-  return finish(status, reason);
+  out.status = status;
+  out.reason = reason;
+  ApplyEvalVerdict(out);
+  return finish(out.status, out.reason);
 }
 
 }  // namespace infermark::runner

@@ -17,9 +17,12 @@ enum class RowStatus {
   kFailed,       ///< No usable result: see the reason.
   kInterrupted,  ///< A stop signal ended it.
   kSkipped,      ///< Not run: a complete result was already there.
+  /// The row's eval failed its threshold or was INVALID; its throughput point (when it has one)
+  /// kept its result and is stored as usual.
+  kEvalFailed,
 };
 
-/// Lower-case name ("done", "invalid", "failed", "interrupted", "skipped").
+/// Lower-case name ("done", "invalid", "failed", "interrupted", "skipped", "eval-failed").
 const char* StatusName(RowStatus status);
 
 /// The outcome of one row.
@@ -31,7 +34,12 @@ struct RowOutcome {
   double ready_s = 0;                      ///< Seconds until the server was ready.
   std::optional<bool> power_valid;         ///< `power_valid` written to the result, when the row sampled power.
   std::vector<std::string> power_reasons;  ///< Why power is invalid or telemetry failed.
+  std::vector<eval::EvalStatus> evals;     ///< Eval rows: each eval's status (as its eval_status.json).
 };
+
+/// Applies the evals' verdict to a row that has its result: a failed or INVALID eval turns done
+/// or invalid into eval-failed, its reasons appended.
+void ApplyEvalVerdict(RowOutcome& outcome);
 
 /// Limits of one row.
 struct RowLimits {

@@ -86,6 +86,8 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   if (plan.kind == TargetKind::kEngine) s << " --time-scale " << plan.time_scale;
   if (settings.plan.prompts_per_conc) s << " --prompts-per-conc " << *settings.plan.prompts_per_conc;
   if (settings.plan.warmups_per_conc) s << " --warmups-per-conc " << *settings.plan.warmups_per_conc;
+  if (settings.plan.eval_limit) s << " --eval-limit " << *settings.plan.eval_limit;
+  if (!settings.plan.eval_thresholds.empty()) s << " --eval-thresholds " << Quote(settings.plan.eval_thresholds);
   s << " --startup-timeout " << settings.limits.startup_timeout_s << " --row-timeout " << settings.limits.row_timeout_s;
   if (!settings.resume) s << " --no-resume";
   if (slurm.no_store) {
@@ -179,7 +181,10 @@ SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const Sit
     const std::string slurm_log = (fs::path(plan.log_dir) / ("slurm-" + j.id + ".out")).string();
     if (state.is_object() && state.contains("status")) {
       const std::string s = state["status"].get<std::string>();
-      out.status = s == "done" ? RowStatus::kDone : s == "invalid" ? RowStatus::kInvalid : RowStatus::kFailed;
+      out.status = s == "done"          ? RowStatus::kDone
+                   : s == "invalid"     ? RowStatus::kInvalid
+                   : s == "eval-failed" ? RowStatus::kEvalFailed
+                                        : RowStatus::kFailed;
       out.reason = state.value("reason", "");
       out.seconds = state.value("seconds", 0.0);
       if (j.state != "COMPLETED" && out.status != RowStatus::kDone) out.reason += " (slurm job " + j.state + ")";

@@ -47,7 +47,35 @@ const char* TargetName(TargetKind kind) {
 // before any point could run).
 void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const SweepSettings& settings, int index,
                   Progress& progress, SweepSummary& summary) {
-  MultiNodeOutcome out = RunMultiNodeRow(row, plan, settings.limits, settings.store, settings.resume);
+  MultiNodeOutcome out;
+  if (plan.eval && plan.eval->only && !plan.eval->not_run.empty()) {
+    // An eval-only row at a target that cannot answer: nothing to allocate or start.
+    out.row.status = RowStatus::kDone;
+    out.row.reason = "eval-only row, eval not run: " + plan.eval->not_run;
+    out.row.evals = RecordEvalsNotRun(plan, plan.eval->not_run);
+    WriteRowState(plan, row, out.row);
+    if (settings.progress != nullptr) {
+      progress.Finish(index, plan.result_filename + ": " + out.row.reason, StatusName(out.row.status), 0, true);
+    }
+    summary.Add(plan.result_filename, std::move(out.row));
+    return;
+  }
+  if (plan.eval) {
+    // An eval's files from an earlier run of the row would be judged as this one's.
+    std::error_code ec;
+    fs::remove_all(plan.eval->dir, ec);
+  }
+  out = RunMultiNodeRow(row, plan, settings.limits, settings.store, settings.resume);
+  if (plan.eval) {
+    // The launcher ran EVAL_CONC in turn on its one deployment (or the built-in engine cannot).
+    const bool measured = out.row.status == RowStatus::kDone || out.row.status == RowStatus::kInvalid;
+    if (measured || (plan.eval->only && out.row.status == RowStatus::kFailed)) {
+      out.row.evals = RunRowEvals(plan, 0);
+    } else if (out.row.status == RowStatus::kFailed) {
+      out.row.evals = RecordEvalsNotRun(plan, "the row failed before its eval: " + out.row.reason);
+    }
+    ApplyEvalVerdict(out.row);
+  }
   WriteRowState(plan, row, out.row);
   bool any_point = false;
   for (const auto& p : out.points) any_point = any_point || p.outcome.reason != out.row.reason;
@@ -64,22 +92,26 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
 
 bool RowComplete(const RowPlan& plan) {
   std::error_code ec;
-  if (plan.multinode) {
+  if (plan.multinode && !(plan.eval && plan.eval->only)) {
     for (const auto& p : plan.multinode->points) {
       if (!fs::exists(p.result_path, ec)) return false;
     }
-  } else if (!fs::exists(plan.result_path, ec)) {
+  } else if (!plan.multinode && !(plan.eval && plan.eval->only) && !fs::exists(plan.result_path, ec)) {
     return false;
   }
   const Json state = ReadJson(plan.state_path);
   if (!state.is_object() || !state.contains("status") || !state["status"].is_string()) return false;
   const std::string s = state["status"].get<std::string>();
+  if (plan.eval && !EvalsComplete(plan)) return false;
   return s == "done" || s == "invalid";
 }
 
 void SweepSummary::Add(const std::string& result_filename, RowOutcome outcome) {
   if (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid) {
     ++done;
+  } else if (outcome.status == RowStatus::kEvalFailed) {
+    ++done;
+    ++eval_failed;
   } else if (outcome.status == RowStatus::kSkipped) {
     ++skipped;
   } else if (outcome.status != RowStatus::kInterrupted) {
@@ -105,6 +137,11 @@ void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowO
     warnings.push_back(Json{{"what", w.what}, {"count", w.count}, {"first_line", w.first_line}});
   }
   state["warnings"] = warnings;
+  if (plan.eval) {
+    Json evals = Json::array();
+    for (const auto& e : outcome.evals) evals.push_back(eval::EvalStatusJson(e));
+    state["evals"] = evals;
+  }
   state["row"] = row.raw;
   std::error_code ec;
   fs::create_directories(plan.result_dir, ec);
@@ -154,14 +191,19 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
       continue;
     }
     RowOutcome outcome;
-    const Json adopted = settings.resume && fs::exists(plan.result_path, ec) ? ReadJson(plan.result_path) : Json();
+    // An eval row's result is not adopted: its eval needs the server the point ran against.
+    const Json adopted =
+        settings.resume && !plan.eval && fs::exists(plan.result_path, ec) ? ReadJson(plan.result_path) : Json();
     if (adopted.is_object()) {
       outcome.status = RowStatus::kDone;
       outcome.reason = "result found from an interrupted sweep; stored without re-running";
     } else {
       outcome = run(plan, settings.limits);
     }
-    if ((outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid) && settings.store) {
+    const bool has_result = (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid ||
+                             outcome.status == RowStatus::kEvalFailed) &&
+                            !(plan.eval && plan.eval->only);
+    if (has_result && settings.store) {
       std::string why;
       try {
         why = settings.store(rows[i], plan, outcome);
@@ -170,7 +212,7 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
       }
       if (!why.empty()) {
         outcome.status = RowStatus::kFailed;
-        outcome.reason = "storing the result failed: " + why;
+        outcome.reason = "storing the result failed: " + why + (outcome.reason.empty() ? "" : "; " + outcome.reason);
       }
     }
     WriteRowState(plan, rows[i], outcome);

@@ -47,6 +47,7 @@ struct SweepSummary {
   int done = 0;                ///< Rows run to a result (done or invalid).
   int skipped = 0;             ///< Rows already complete.
   int failed = 0;              ///< Rows without a result.
+  int eval_failed = 0;         ///< Rows whose eval failed its threshold or was INVALID (counted in done too).
   int stop_signal = 0;         ///< Signal that stopped the sweep, or 0.
   bool slurm = false;          ///< Rows ran as Slurm jobs.
 
@@ -60,7 +61,8 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
                       const SweepSettings& settings);
 
 /// Whether `plan`'s row already has a complete result (state file says done or invalid and the
-/// result file is there).
+/// result file is there; an eval row's evals scored and passed, or not runnable at its target;
+/// an eval-only row needs no result file).
 bool RowComplete(const RowPlan& plan);
 
 /// Writes the row-state file of `plan` (atomically), with the row as generated.

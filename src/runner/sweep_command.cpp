@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "catalog/catalog_loader.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
+#include "eval/thresholds.hpp"
 #include "matrix/generator.hpp"
 #include "runner/cpu_split.hpp"
 #include "runner/process_group.hpp"
@@ -53,6 +55,36 @@ bool Keep(const matrix::MatrixRow& row, const SweepCommandOptions& o) {
   return true;
 }
 
+// A row's identity without its eval marking.
+std::string Unmarked(Json row) {
+  for (const char* key : {"run-eval", "eval-only", "eval-conc", "eval-all-concs"}) row.erase(key);
+  return row.dump();
+}
+
+// The rows of the selection with the eval marking of the recipes' whole matrix: eval-only
+// policies take the marked rows (the filters pick from them later); the default copies each
+// throughput row's marking from its twin in the whole matrix, so filtering to a few rows keeps
+// the recipe's eval rows what they are (InferenceX's median and highest concurrency).
+std::vector<Json> MarkEvals(std::vector<Json> rows, const catalog::MasterCatalog& catalog,
+                            const catalog::RunnerConfig& runners, const SweepCommandOptions& o) {
+  if (o.evals.no_evals) return rows;
+  matrix::TestConfigOptions whole;
+  whole.config_keys = o.config_keys;
+  whole.common.evals = o.evals;
+  std::vector<Json> marked = matrix::GenerateTestConfig(catalog, runners, whole);
+  if (o.evals.evals_only || o.evals.all_evals) return marked;
+  std::map<std::string, const Json*> by_identity;
+  for (const Json& row : marked) by_identity.emplace(Unmarked(row), &row);
+  for (Json& row : rows) {
+    const auto twin = by_identity.find(Unmarked(row));
+    if (twin == by_identity.end()) continue;
+    for (const char* key : {"run-eval", "eval-conc", "eval-all-concs"}) {
+      if (twin->second->contains(key)) row[key] = (*twin->second)[key];
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::vector<matrix::MatrixRow> SelectRows(const SweepCommandOptions& o) {
@@ -70,7 +102,8 @@ std::vector<matrix::MatrixRow> SelectRows(const SweepCommandOptions& o) {
     tc.seq_lens = o.seq_lens;
     tc.conc = o.conc;
     tc.common.evals.no_evals = true;
-    rows = matrix::ReadMatrixRows(matrix::GenerateTestConfig(catalog, runners, tc), "test-config");
+    rows = matrix::ReadMatrixRows(MarkEvals(matrix::GenerateTestConfig(catalog, runners, tc), catalog, runners, o),
+                                  "test-config");
   }
   std::vector<matrix::MatrixRow> kept;
   for (auto& r : rows) {
@@ -121,6 +154,8 @@ ReportOutcome WriteReportOnce(const SweepRunInfo& info, const std::string& path)
 SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   SiteConfig site = LoadSite(o);
   const std::vector<matrix::MatrixRow> rows = SelectRows(o);
+  // A thresholds file given by flag is input: a bad one stops the sweep before anything starts.
+  if (!o.plan.eval_thresholds.empty()) eval::LoadThresholds(o.plan.eval_thresholds);
   if (rows.empty()) throw InputError(Diagnostic{SourceMark{}, "", "", "the selection holds no rows"});
   if (!o.database.empty()) site.defaults.database = o.database;
   if (o.executor == "slurm" || o.executor == "local") {

@@ -9,6 +9,7 @@
 
 #include "core/json_text.hpp"
 #include "matrix/matrix_row.hpp"
+#include "matrix/sweep_options.hpp"
 #include "runner/result_sink.hpp"
 #include "runner/sweep.hpp"
 
@@ -23,18 +24,22 @@ struct SweepCommandOptions {
   std::vector<std::string> seq_lens;      ///< `1k1k`, `8k1k` filter.
   std::vector<std::int64_t> conc;         ///< Concurrency filter.
   std::vector<std::string> tp;            ///< TP filter (values as strings).
-  std::string site_file;                  ///< `--site` (empty: FindSiteFile()).
-  std::string executor;                   ///< `--executor local|slurm` (empty: the site's per label).
-  std::string database;                   ///< `--database` (empty: the site's).
-  double startup_timeout_s = 0;           ///< 0: the site's.
-  double row_timeout_s = 0;               ///< 0: the site's.
-  bool no_resume = false;                 ///< Re-run rows that already have a result.
-  bool dry_run = false;                   ///< Print the plan of each row and start nothing.
-  bool no_store = false;                  ///< Result files only: no database, no report.
-  std::string report;                     ///< Report path (empty: `<result dir>/report.html`).
-  std::string run_key;                    ///< Store run key (empty: derived from the selection and folder).
-  std::string run_label;                  ///< Store run label (empty: derived).
-  PlanOptions plan;                       ///< Result folder, runner name, port, time scale, prompts.
+  /// Eval rows of config keys, as `matrix test-config` marks them (default: throughput rows plus
+  /// the recipe's eval rows; --no-evals, --evals-only, --all-evals). The marking is the recipe's
+  /// whole matrix's: the filters above then pick rows from it.
+  matrix::EvalOptions evals;
+  std::string site_file;         ///< `--site` (empty: FindSiteFile()).
+  std::string executor;          ///< `--executor local|slurm` (empty: the site's per label).
+  std::string database;          ///< `--database` (empty: the site's).
+  double startup_timeout_s = 0;  ///< 0: the site's.
+  double row_timeout_s = 0;      ///< 0: the site's.
+  bool no_resume = false;        ///< Re-run rows that already have a result.
+  bool dry_run = false;          ///< Print the plan of each row and start nothing.
+  bool no_store = false;         ///< Result files only: no database, no report.
+  std::string report;            ///< Report path (empty: `<result dir>/report.html`).
+  std::string run_key;           ///< Store run key (empty: derived from the selection and folder).
+  std::string run_label;         ///< Store run label (empty: derived).
+  PlanOptions plan;              ///< Result folder, runner name, port, time scale, prompts.
 };
 
 /// The rows a command selects (matrix file, or test-config over the catalog), each read once with

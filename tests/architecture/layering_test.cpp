@@ -102,9 +102,10 @@ const Graph& Allowed() {
       {"eval", {"loadgen", "metrics", "http", "core"}},  // a client that scores answers: never perfmodel, engine or sim
       {"engine", {"perfmodel", "http", "tokenizer", "core"}},
       {"sim", {"agentic", "loadgen", "perfmodel", "metrics", "core"}},
+      // eval: a row's accuracy eval runs in process against the row's server, as its clients do
       {"runner",
-       {"agentic", "sim", "gpu", "loadgen", "report", "store", "results", "power", "matrix", "perfmodel", "metrics",
-        "http", "catalog", "core"}},
+       {"agentic", "eval", "sim", "gpu", "loadgen", "report", "store", "results", "power", "matrix", "perfmodel",
+        "metrics", "http", "catalog", "core"}},
   };
   return g;
 }

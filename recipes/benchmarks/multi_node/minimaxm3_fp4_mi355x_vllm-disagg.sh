@@ -154,3 +154,11 @@ for CONC in $CONC_LIST; do
   export CONC RESULT_FILENAME="${BASE_RESULT_FILENAME}_conc${CONC}_${GPU_SUFFIX}"
   run_benchmark_serving --trust-remote-code
 done
+
+# The accuracy eval after the points, on the same deployment: each EVAL_CONC value in turn into
+# EVAL_RESULT_DIR/conc<N> (run_eval); the runner judges the folders.
+export RESULT_FILENAME="$BASE_RESULT_FILENAME"
+if [ "${RUN_EVAL:-false}" = true ] || [ "${EVAL_ONLY:-false}" = true ]; then
+  wait_for_idle
+  run_eval --framework lm-eval --port "$PORT" || echo "launcher: the eval ended with exit $?; the runner records it" >&2
+fi

@@ -14,6 +14,13 @@ export VLLM_ROCM_USE_AITER=1
 export VLLM_ROCM_USE_AITER_MOE=1
 export VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS=1
 
+# An eval-only row starts the server with the eval's context (InferenceX's setup_eval_context).
+SERVER_MAX_MODEL_LEN="$MAX_MODEL_LEN"
+if [ "${EVAL_ONLY:-false}" = true ]; then
+  setup_eval_context
+  SERVER_MAX_MODEL_LEN="$EVAL_MAX_MODEL_LEN"
+fi
+
 PARALLEL_ARGS=(--tensor-parallel-size "$TP")
 if [ "$DP_ATTENTION" = true ]; then
   PARALLEL_ARGS=(--tensor-parallel-size 1 --data-parallel-size "$TP" --enable-expert-parallel)
@@ -23,11 +30,18 @@ fi
 
 vllm serve "$MODEL" --port "$PORT" "${PARALLEL_ARGS[@]}" --trust-remote-code \
   --block-size 128 --no-enable-prefix-caching --language-model-only \
-  --max-model-len "$MAX_MODEL_LEN" --attention-backend TRITON_ATTN --moe-backend aiter \
+  --max-model-len "$SERVER_MAX_MODEL_LEN" --attention-backend TRITON_ATTN --moe-backend aiter \
   --tool-call-parser minimax_m3 --enable-auto-tool-choice --reasoning-parser minimax_m3 \
   >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
 
 wait_for_server_ready "$PORT" "$SERVER_PID"
-run_benchmark_serving --trust-remote-code
+POINT_STATUS=0
+run_benchmark_serving --trust-remote-code || POINT_STATUS=$?
+# The accuracy eval after the throughput point (even an INVALID one), against the same server
+# (RUN_EVAL rows); the runner judges its folder, so the launcher's exit code stays the point's.
+if [ "${RUN_EVAL:-false}" = true ] || [ "${EVAL_ONLY:-false}" = true ]; then
+  run_eval --framework lm-eval --port "$PORT" || echo "launcher: the eval ended with exit $?; the runner records it" >&2
+fi
+exit "$POINT_STATUS"

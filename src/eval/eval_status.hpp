@@ -1,0 +1,66 @@
+// An eval's summary beside its lm-eval files: `eval_status.json` (schema infermark.eval_status/1),
+// what became of the eval (scored, not run, INVALID, incomplete), its gated score with stderr and
+// sample count, the threshold applied and the verdict. The runner writes one in every eval folder
+// (`<result-dir>/evals/<RESULT_FILENAME>/[conc<N>/]`) whatever ran the eval, so the results store
+// reads one shape (docs/evals.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_text.hpp"
+#include "eval/thresholds.hpp"
+
+namespace infermark::eval {
+
+/// The status file's name.
+inline constexpr const char* kEvalStatusFile = "eval_status.json";
+
+/// The gated metric, as validate_scores.py's default prefix and the strict filter name it.
+inline constexpr const char* kGatedMetric = "exact_match,strict-match";
+
+/// What eval_status.json holds.
+struct EvalStatus {
+  std::string task = "gsm8k";             ///< The task.
+  std::string status = "not_run";         ///< "scored", "not_run", "invalid" or "incomplete".
+  std::vector<std::string> reasons;       ///< Why not run / INVALID / incomplete / failed; empty otherwise.
+  std::string metric = kGatedMetric;      ///< The gated metric.
+  std::optional<double> score;            ///< The gated metric's value (scored, invalid, incomplete).
+  std::optional<double> stderr_;          ///< Its standard error.
+  std::optional<long long> n;             ///< Documents scored.
+  std::optional<double> flexible_score;   ///< exact_match,flexible-extract.
+  std::optional<double> flexible_stderr;  ///< Its standard error.
+  std::optional<double> threshold;        ///< The threshold applied (null: none applies).
+  std::string threshold_source;           ///< The model prefix, "default" or "min-score" (empty with no threshold).
+  std::optional<bool> passed;             ///< The gate's verdict (null: not scored).
+  long long concurrency = 0;              ///< The eval's request concurrency.
+  std::string result_filename;            ///< The row's RESULT_FILENAME.
+  std::string results_file;               ///< The results file's name in the folder (empty: none).
+  std::string started_utc;                ///< When the eval started (ISO 8601, Z).
+  double duration_s = 0;                  ///< How long it took.
+  std::string server;                     ///< What answered ("built-in engine", "command …", "launcher script …").
+
+  /// The eval failed the row: INVALID, incomplete, or below its threshold.
+  [[nodiscard]] bool Failed() const { return status == "invalid" || status == "incomplete" || passed == false; }
+  /// One line for people: "scored gsm8k 0.9431 ± 0.0064 (n 1319), passed (>= 0.90 default)", or the
+  /// status with its reasons.
+  [[nodiscard]] std::string Summary() const;
+};
+
+/// The status as JSON.
+Json EvalStatusJson(const EvalStatus& status);
+
+/// Writes `<dir>/eval_status.json` (atomically; the folder is created when missing).
+void WriteEvalStatus(const std::string& dir, const EvalStatus& status);
+
+/// Reads `<dir>/eval_status.json`; nullopt when missing or not a status file.
+std::optional<EvalStatus> ReadEvalStatus(const std::string& dir);
+
+/// Judges the lm-eval files in `dir` (the newest results_*.json, else invalid_results_… /
+/// incomplete_results_…): status, scores and, for a finished run, the gate under `model_prefix`.
+/// A folder without a results file is INVALID ("no results file"). The caller fills concurrency,
+/// the row, the times and the server.
+EvalStatus JudgeEvalFolder(const std::string& dir, const Thresholds& thresholds, const std::string& model_prefix);
+
+}  // namespace infermark::eval
