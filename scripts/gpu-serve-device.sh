@@ -9,7 +9,9 @@
 #   scripts/gpu-serve-device.sh peer [CONC…]       one Llama-3.1-8B server; per CONC (default 4 16) the
 #                                                  peer client, then infermark bench serve, same settings
 #   scripts/gpu-serve-device.sh sweep [FLAGS…]     infermark sweep of the recipe with GPU telemetry
-# Environment: PROMPTS_PER_CONC (default 2), WARMUPS_PER_CONC (default 1), ISL/OSL (default 1024).
+# Environment: PROMPTS_PER_CONC (default 2), WARMUPS_PER_CONC (default 1), ISL/OSL (default 1024),
+# PEER_ORDER (peer: the clients in turn per CONC, default "peer infermark"), LOAD_LOG_S (the
+# server's load/step-time log interval, default 2 s; 0 is off).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-serve-out}"
@@ -29,7 +31,7 @@ port=8899
 
 start_server() { # config folder, log file
   python3 tools/cb-server/serve.py --model-config "$1" --tokenizer "$tokenizer" --served-model-name "$model" \
-    --port "$port" --max-model-len 4096 >"$2" 2>&1 &
+    --port "$port" --max-model-len 4096 --log-load-interval "${LOAD_LOG_S:-2}" >"$2" 2>&1 &
   server_pid=$!
   local waited=0
   until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do
@@ -72,7 +74,7 @@ case "$mode" in
       --ignore-eos --save-result --result-dir "$out" --result-filename smoke_bench.json 2>&1 | tail -n 30
     ;;
   peer)
-    concs=("$@")
+    concs=("$@") runs=0
     if ((${#concs[@]} == 0)); then concs=(4 16); fi
     start_server tools/cb-server/models/llama-3.1-8b "$out/server_peer.log"
     # One short request first, so that neither client meets the server's first-request costs.
@@ -84,11 +86,17 @@ case "$mode" in
         --dataset-name random --random-input-len "$isl" --random-output-len "$osl" --random-range-ratio 0.8
         --num-prompts "$n" --max-concurrency "$c" --request-rate inf --ignore-eos --save-result
         --num-warmups "$w" --percentile-metrics ttft,tpot,itl,e2el --result-dir "$out")
-      python3 "${PEER:?InferenceX utils/bench_serving}/benchmark_serving.py" "${common[@]}" \
-        --result-filename "peer_c$c.json" --disable-tqdm 2>&1 | tail -n 32
-      if [ -x "$bin/infermark" ]; then
-        "$bin/infermark" bench serve "${common[@]}" --result-filename "infermark_c$c.json" 2>&1 | tail -n 32
-      fi
+      for client in ${PEER_ORDER:-peer infermark}; do
+        runs=$((runs + 1))
+        echo "== $client conc $c (server log line $(wc -l <"$out/server_peer.log"))" | tee -a "$out/peer_order.txt"
+        case "$client" in
+          peer)
+            python3 "${PEER:?InferenceX utils/bench_serving}/benchmark_serving.py" "${common[@]}" \
+              --result-filename "peer_c${c}_$runs.json" --disable-tqdm 2>&1 | tail -n 32 ;;
+          infermark)
+            "$bin/infermark" bench serve "${common[@]}" --result-filename "infermark_c${c}_$runs.json" 2>&1 | tail -n 32 ;;
+        esac
+      done
     done
     ;;
   sweep)

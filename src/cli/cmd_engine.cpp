@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/deployment_flags.hpp"
@@ -25,6 +26,7 @@
 #include "perfmodel/calibration_report.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
+#include "perfmodel/served_points.hpp"
 #include "sim/predict.hpp"
 
 namespace infermark::cli {
@@ -44,9 +46,58 @@ struct CalibrateOptions {
   double prior_weight = 0.01;
   bool no_write = false;
   bool skip_protocols = false;
+  std::string served;
+  std::vector<int> fit_conc{1, 4, 16, 64};
 };
 
+// `--served DIR`: a sweep of a real engine (agg records), fitted on some concurrencies and
+// predicting the others; writes <framework>-<hw>.yaml fitted on those concurrencies.
+int RunCalibrateServed(const CalibrateOptions& o) {
+  const perfmodel::EngineData& data = perfmodel::DefaultEngineData();
+  auto points = perfmodel::LoadServedPoints(o.served);
+  std::cerr << "calibrate: " << points.size() << " served points of " << o.served << "; simulating each once…\n";
+  const perfmodel::Calibrator calibrator(data, std::move(points), o.threads, &sim::RecordTrace, o.hardware_profiles);
+  perfmodel::FitSettings settings;
+  settings.max_evaluations = o.max_evaluations;
+  settings.prior_weight = o.prior_weight;
+  settings.threads = o.threads;
+  const std::vector<perfmodel::Fold> folds = perfmodel::ConcurrencyHeldOut(calibrator, o.fit_conc, settings);
+  if (folds.empty()) {
+    throw InputError(Diagnostic{
+        {o.served, 0, 0}, "", "--fit-conc", "no deployment there has points both at and outside these concurrencies"});
+  }
+  if (!o.no_write) {
+    const std::string out_dir = o.out_dir.empty() ? (fs::path(data.dir) / "calibrated").string() : o.out_dir;
+    fs::create_directories(out_dir);
+    for (const perfmodel::Fold& f : folds) {
+      perfmodel::CalibratedProfile profile;
+      profile.framework = calibrator.deployment(f.train.front()).framework.name;
+      profile.scope = calibrator.deployment(f.train.front()).hardware.name;
+      profile.efficiency = f.factors;
+      std::set<std::string> classes;
+      for (std::size_t i : f.train)
+        for (auto& k : perfmodel::KernelClassesOf(calibrator.deployment(i))) classes.insert(std::move(k));
+      profile.kernel_classes.assign(classes.begin(), classes.end());
+      const perfmodel::ErrorSummary held = perfmodel::SummarizeErrors(f.errors);
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "held-out error (%zu points): tok/s/GPU median %.1f %%, interactivity median %.1f %%.", held.points,
+                    held.tput_median * 100, held.intvty_median * 100);
+      WriteFileAtomic((fs::path(out_dir) / (profile.framework + "-" + profile.scope + ".yaml")).string(),
+                      perfmodel::FormatCalibratedProfile(
+                          profile, {"Written by `infermark engine calibrate --served`; do not edit by hand (rerun it).",
+                                    "Fitted on the served points of " + o.served + ": " + f.description + "; " + line,
+                                    "Field meanings: docs/engine-model.md, \"Efficiency factors\"."}));
+    }
+  }
+  const std::string report = perfmodel::ServedCalibrationReport(calibrator, folds, o.served);
+  if (!o.report.empty()) WriteFileAtomic(o.report, report);
+  std::cout << report;
+  return kExitOk;
+}
+
 int RunCalibrate(const CalibrateOptions& o) {
+  if (!o.served.empty()) return RunCalibrateServed(o);
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const perfmodel::EngineData& data = perfmodel::DefaultEngineData();
@@ -270,6 +321,12 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
   cal->add_option("--prior-weight", o->prior_weight, "Pull towards the priors")->capture_default_str();
   cal->add_flag("--no-write", o->no_write, "Report only; leave the profiles alone");
   cal->add_flag("--skip-protocols", o->skip_protocols, "Only fit and write the profiles");
+  cal->add_option("--served", o->served,
+                  "Instead: a real engine's sweep (a folder of agg_*.json records and their raw results): fit on "
+                  "--fit-conc, predict its other concurrencies, write <framework>-<gpu>.yaml");
+  cal->add_option("--fit-conc", o->fit_conc, "With --served: the concurrencies fitted on (1,4,16,64 or 1 4 16 64)")
+      ->delimiter(',')
+      ->capture_default_str();
   cal->callback([o, &result] { result.exit_code = RunCalibrate(*o); });
 }
 

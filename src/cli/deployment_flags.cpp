@@ -11,7 +11,7 @@ void AddDeploymentFlags(CLI::App* cmd, DeploymentFlags& flags) {
   cmd->add_option("--model", d.model, "Built-in model (name or HF id) or path to an HF config.json")->required();
   cmd->add_option("--hardware", d.hardware, "GPU: h100, h200, b200, b300, gb200, gb300, mi300x, mi325x, mi355x")
       ->required();
-  cmd->add_option("--framework", d.framework, "vllm, sglang or trt")->capture_default_str();
+  cmd->add_option("--framework", d.framework, "vllm, sglang, trt or transformers")->capture_default_str();
   cmd->add_option("--precision", d.precision, "bf16, fp8, fp4 or int4")->capture_default_str();
   cmd->add_option("--kv-cache-dtype", d.kv_cache_dtype, "auto, bf16 or fp8")->capture_default_str();
   cmd->add_option("--tp", d.tp, "Tensor-parallel GPUs")->capture_default_str();

@@ -283,6 +283,31 @@ std::vector<Fold> GpuLeftOut(const Calibrator& c, const FitSettings& settings) {
   return folds;
 }
 
+std::vector<Fold> ConcurrencyHeldOut(const Calibrator& c, const std::vector<int>& fit_conc,
+                                     const FitSettings& settings) {
+  const auto& pts = c.points();
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> groups;  // (hw key, model)
+  for (std::size_t i = 0; i < pts.size(); ++i) groups[{pts[i].hw_key, pts[i].model}].push_back(i);
+  std::vector<Fold> folds;
+  for (const auto& [key, idx] : groups) {
+    Fold f;
+    std::vector<std::size_t> test;
+    std::string fitted, held;
+    for (std::size_t i : idx) {
+      const bool fit = std::find(fit_conc.begin(), fit_conc.end(), pts[i].conc) != fit_conc.end();
+      (fit ? f.train : test).push_back(i);
+      (fit ? fitted : held) +=
+          (fit ? fitted : held).empty() ? std::to_string(pts[i].conc) : "," + std::to_string(pts[i].conc);
+    }
+    if (f.train.empty() || test.empty()) continue;
+    f.description = key.second + " on " + key.first + ": fit on conc " + fitted + ", predict conc " + held;
+    f.factors = c.Fit(f.train, c.Prior(pts[idx.front()].framework, pts[idx.front()].hardware), settings);
+    f.errors = c.Errors(test, f.factors, settings.threads);
+    folds.push_back(std::move(f));
+  }
+  return folds;
+}
+
 std::vector<Fold> ArchitectureHeldOut(const Calibrator& c, const std::vector<CalibratedProfile>& profiles) {
   EngineData chosen = c.data();
   chosen.calibrated = profiles;

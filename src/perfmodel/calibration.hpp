@@ -56,7 +56,7 @@ struct Fold {
   std::vector<PointError> errors;  ///< Errors on the held-out points.
 };
 
-/// Runs the reference client's closed loop for `point` (its concurrency, 10 × conc prompts,
+/// Runs the reference client's closed loop for `point` (its concurrency, its prompts or 10 × conc,
 /// lengths uniform in [0.8 L, L], seed 0) on `deployment` in virtual time and returns its trace.
 /// Called from several threads at once.
 using TraceRecorder = std::function<Trace(const Deployment& deployment, const MeasuredPoint& point)>;
@@ -107,6 +107,13 @@ std::vector<Fold> GpuLeftOut(const Calibrator& calibrator, const FitSettings& se
 /// among `profiles` (its framework on its GPU, else on its vendor, else the fallback framework's),
 /// one fold per model and hardware key. Nothing is fitted to them.
 std::vector<Fold> ArchitectureHeldOut(const Calibrator& holdout, const std::vector<CalibratedProfile>& profiles);
+
+/// Concurrencies held out, for a sweep served on a real engine (`engine calibrate --served`): per
+/// hardware key and model, fit on the points whose concurrency is in `fit_conc` and predict the
+/// others (interpolation and extrapolation along the load axis of one deployment). A group with
+/// no point on either side gives no fold.
+std::vector<Fold> ConcurrencyHeldOut(const Calibrator& calibrator, const std::vector<int>& fit_conc,
+                                     const FitSettings& settings);
 
 /// The profiles the engine uses: per framework and GPU, fitted on all of its points, and per
 /// framework and vendor, fitted on all of that vendor's points.

@@ -108,6 +108,58 @@ std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOut
   return report.str();
 }
 
+std::string ServedCalibrationReport(const Calibrator& calibrator, const std::vector<Fold>& folds,
+                                    const std::string& served_dir) {
+  std::ostringstream report;
+  report << "# Calibration on served points\n\nPoints: `" << served_dir << "` (" << calibrator.points().size()
+         << "). Error = (predicted − measured) / measured.\n";
+  auto signed_pct = [](double pred, double meas) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f %%", (pred - meas) / meas * 100);
+    return std::string(buf);
+  };
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return std::string(buf);
+  };
+  for (const Fold& f : folds) {
+    report << "\n## " << f.description << "\n\n"
+           << "| conc | role | tok/s/GPU measured | predicted | error | interactivity measured | predicted | error |\n"
+           << "|---|---|---|---|---|---|---|---|\n";
+    std::vector<std::pair<std::size_t, bool>> rows;  // point, held out
+    for (std::size_t i : f.train) rows.emplace_back(i, false);
+    for (const auto& e : f.errors) rows.emplace_back(e.index, true);
+    std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+      return calibrator.points()[a.first].conc < calibrator.points()[b.first].conc;
+    });
+    for (const auto& [i, held] : rows) {
+      const MeasuredPoint& p = calibrator.points()[i];
+      const TraceFigures m = calibrator.Predict(i, f.factors);
+      report << "| " << p.conc << " | " << (held ? "held out" : "fitted") << " | " << num(p.tput_per_gpu) << " | "
+             << num(m.tput_per_gpu) << " | " << signed_pct(m.tput_per_gpu, p.tput_per_gpu) << " | " << num(p.intvty)
+             << " | " << num(m.median_intvty) << " | " << signed_pct(m.median_intvty, p.intvty) << " |\n";
+    }
+    const ErrorSummary s = SummarizeErrors(f.errors);
+    double worst_tput = 0, worst_intvty = 0;
+    for (const auto& e : f.errors) {
+      worst_tput = std::max(worst_tput, e.tput_error);
+      worst_intvty = std::max(worst_intvty, e.intvty_error);
+    }
+    const EfficiencyFactors& x = f.factors;
+    char factors[512];
+    std::snprintf(factors, sizeof factors,
+                  "hbm_bw_fraction %.3f, flops_fraction %.3f, attention_bw_fraction %.3f, attention_flops_fraction "
+                  "%.4f, step_overhead_us %.0f, kernel_overhead_us %.1f, seq_overhead_us %.0f",
+                  x.hbm_bw_fraction, x.flops_fraction, x.attention_bw_fraction, x.attention_flops_fraction,
+                  x.step_overhead_us, x.kernel_overhead_us, x.seq_overhead_us);
+    report << "\nHeld out (" << s.points << " points): |error| median " << Pct(s.tput_median) << " tok/s/GPU, "
+           << Pct(s.intvty_median) << " interactivity; worst " << Pct(worst_tput) << " and " << Pct(worst_intvty)
+           << ".\n\nFitted factors: " << factors << ".\n";
+  }
+  return report.str();
+}
+
 std::string HeldOutCsv(const Calibrator& calibrator, const CalibrationOutcome& o) {
   std::string csv =
       "protocol,fold,model,hw_key,precision,isl,osl,tp,conc,meas_tput,pred_tput,meas_intvty,pred_intvty\n";

@@ -34,6 +34,12 @@ CalibrationOutcome Calibrate(const Calibrator& calibrator, const FitSettings& se
 std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOutcome& outcome,
                               const std::string& measured_path, double wall_seconds);
 
+/// The report of `engine calibrate --served` (concurrencies held out, ConcurrencyHeldOut): per
+/// fold, every point of the group, fitted or held out, with measured and predicted tok/s/GPU and
+/// interactivity and the signed error; the held-out medians and worst errors; the fitted factors.
+std::string ServedCalibrationReport(const Calibrator& calibrator, const std::vector<Fold>& folds,
+                                    const std::string& served_dir);
+
 /// One CSV line per held-out prediction beside its measurement.
 std::string HeldOutCsv(const Calibrator& calibrator, const CalibrationOutcome& outcome);
 

@@ -53,6 +53,10 @@ std::vector<FrameworkProfile> LoadFrameworksFile(const std::string& path) {
       e.RejectUnknown();
     }
     f.calibration_fallback = r.String("calibration_fallback", Need::kDefaulted, 1).value_or("");
+    f.attention = r.Choice("attention", Need::kDefaulted, {"per_sequence", "whole_batch"}).value_or("per_sequence") ==
+                          "whole_batch"
+                      ? AttentionScope::kWholeBatch
+                      : AttentionScope::kPerSequence;
     r.RejectUnknown();
     out.push_back(std::move(f));
   }

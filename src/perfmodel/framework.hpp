@@ -1,5 +1,5 @@
 // Serving frameworks as data (data/engine/frameworks.yaml): scheduler defaults and efficiency
-// priors of vLLM, SGLang, TensorRT-LLM.
+// priors of vLLM, SGLang, TensorRT-LLM and transformers' continuous batching.
 #pragma once
 
 #include <optional>
@@ -36,6 +36,18 @@ struct SchedulerDefaults {
   int stream_interval = 1;     ///< Tokens per streamed chunk.
 };
 
+/// How a framework's attention kernel covers a batch.
+enum class AttentionScope {
+  /// Each sequence's queries read that sequence's own KV (paged attention kernels: vLLM, SGLang,
+  /// TensorRT-LLM, flash-attention's varlen path).
+  kPerSequence,
+  /// The batch's KV is gathered out of the paged cache into one contiguous copy and one masked
+  /// SDPA runs every query of the pass against every gathered key, the block-diagonal causal mask
+  /// discarding the other sequences' keys after they were computed (transformers' continuous
+  /// batching without a flash-attention package): query-key pairs grow as tokens × all context.
+  kWholeBatch,
+};
+
 /// One framework.
 struct FrameworkProfile {
   std::string name;                  ///< `vllm`, `sglang`, `trt`.
@@ -43,6 +55,7 @@ struct FrameworkProfile {
   SchedulerDefaults scheduler;       ///< Scheduler defaults.
   EfficiencyFactors efficiency;      ///< Priors used until calibrated.
   std::string calibration_fallback;  ///< Framework whose calibrated profiles to borrow (may be empty).
+  AttentionScope attention = AttentionScope::kPerSequence;  ///< What one attention kernel covers.
 };
 
 /// Reads frameworks.yaml; throws InputError with every problem.

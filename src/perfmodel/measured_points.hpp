@@ -21,6 +21,7 @@ struct MeasuredPoint {
   double tput_per_gpu = 0;  ///< Total tokens/s per GPU.
   double intvty = 0;        ///< Median interactivity, tokens/s/user.
   double e2el = 0;          ///< Median end-to-end latency, s.
+  int prompts = 0;          ///< Requests the client sent (0: 10 × conc, as InferenceX's sweeps do).
   int line = 0;             ///< Line in the file.
 };
 

@@ -49,6 +49,7 @@ StepTimeModel::StepTimeModel(const Deployment& d) {
   caps_.cap[kWindowAttention] = a.sliding_window;
   caps_.cap[kSparseAttention] = a.sparse.enabled ? a.sparse.Budget() : 0;
   tp_ = d.tp;
+  whole_batch_attention_ = d.framework.attention == AttentionScope::kWholeBatch;
   dp_ = d.dp_attention ? d.tp : 1;
   ep_ = d.ep;
   hidden_ = m.hidden;
@@ -180,6 +181,15 @@ double StepTimeModel::Seconds(const BatchShape& s) const {
   const double qd = s.decode_seqs > 0 ? s.decode_tokens / s.decode_seqs : 1;
   for (int c = 0; c < kAttentionClasses; ++c) {
     if (class_layers_[c] <= 0) continue;
+    if (whole_batch_attention_) {
+      // One masked SDPA per layer over the KV gathered out of the paged cache: the gather reads
+      // and writes every key of the pass, the SDPA reads the copy (3 passes over the KV), and
+      // every query token meets every gathered key, its own sequence's or not.
+      const double keys = s.decode_ctx[c] + s.prefill_ctx[c];
+      t += class_layers_[c] *
+           RoofAttention(3 * kv_bytes_per_token_[c] * keys / dp_, decode_flops_per_pair_ * tokens * keys / dp_);
+      continue;
+    }
     double dec_bytes = kv_bytes_per_token_[c] * s.decode_ctx[c];
     double dec_flops = decode_flops_per_pair_ * qd * s.decode_ctx[c];
     double pre_bytes = kv_bytes_per_token_[c] * s.prefill_ctx[c];

@@ -101,6 +101,7 @@ class StepTimeModel {
   bool weight_only_dense_ = false;                        // 4-bit dense weights without native FP4 math
   double spec_tokens_ = 0;
   bool mtp_draft_ = false;
+  bool whole_batch_attention_ = false;  // AttentionScope::kWholeBatch
   KernelCounts kernels_;
   ContextCaps caps_;
   EfficiencyFactors eff_;

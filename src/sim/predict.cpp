@@ -69,8 +69,8 @@ loadgen::BenchConfig ReferenceClient(const std::string& model, int isl, int osl,
 }
 
 perfmodel::Trace RecordTrace(const perfmodel::Deployment& deployment, const perfmodel::MeasuredPoint& point) {
-  const loadgen::BenchConfig client =
-      ReferenceClient(deployment.model.name, point.isl, point.osl, point.conc, 10 * point.conc, 0);
+  const loadgen::BenchConfig client = ReferenceClient(deployment.model.name, point.isl, point.osl, point.conc,
+                                                      point.prompts > 0 ? point.prompts : 10 * point.conc, 0);
   VirtualTargetOptions o;
   o.record_trace = true;
   return Predict(deployment, client, o).trace;

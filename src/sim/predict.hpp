@@ -55,8 +55,8 @@ PredictedFigures FiguresOf(const metrics::BenchmarkMetrics& metrics, double dura
 loadgen::BenchConfig ReferenceClient(const std::string& model, int isl, int osl, int conc, int prompts, int warmups,
                                      double range_ratio = 0.8);
 
-/// Calibration's trace of a measured point: InferenceX's client for it (10 × conc prompts, no
-/// warm-ups: they leave the engine idle and change no figure) on `deployment`.
+/// Calibration's trace of a measured point: InferenceX's client for it (the point's prompts, else
+/// 10 × conc; no warm-ups: they leave the engine idle and change no figure) on `deployment`.
 perfmodel::Trace RecordTrace(const perfmodel::Deployment& deployment, const perfmodel::MeasuredPoint& point);
 
 }  // namespace infermark::sim

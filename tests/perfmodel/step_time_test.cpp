@@ -153,5 +153,42 @@ TEST(StepTime, ATensorParallelGroupBeyondOneDomainCrossesTheScaleOutNetwork) {
   EXPECT_GT(ep16.Seconds(Decode(ep16, 512, 2048)), ep16_fast.Seconds(Decode(ep16_fast, 512, 2048)));
 }
 
+// transformers' paged-sdpa path (frameworks.yaml `attention: whole_batch`) runs every query of the
+// pass against every key it gathered: at a fixed context the attention work grows with the batch
+// squared, where a per-sequence paged kernel's grows with the batch: doubling the batch doubles a
+// paged kernel's attention time and more than doubles this one's.
+TEST(StepTime, WholeBatchAttentionGrowsWithBatchSquared) {
+  auto make = [](const std::string& framework) {
+    DeploymentOptions o;
+    o.model = "llama-3.1-8b";
+    o.hardware = "h100";
+    o.precision = "bf16";
+    o.framework = framework;
+    o.tp = 1;
+    o.use_calibration = false;
+    return ResolveDeployment(Data(), o);
+  };
+  const Deployment whole = make("transformers");
+  ASSERT_EQ(whole.framework.attention, AttentionScope::kWholeBatch);
+  const StepTimeModel batch(whole);
+  const StepTimeModel paged(make("vllm"));
+  // The context-dependent part of a decode step (the attention), at batch 32 and 64.
+  auto attention = [](const StepTimeModel& m, int seqs) {
+    return m.Seconds(Decode(m, seqs, 1500)) - m.Seconds(Decode(m, seqs, 0));
+  };
+  EXPECT_NEAR(attention(paged, 64) / attention(paged, 32), 2.0, 1e-9);
+  EXPECT_GT(attention(batch, 64) / attention(batch, 32), 2.5);
+  // Tokens × keys: batch 64 at context 1500 meets 64 · 64 · 1500 pairs per head and layer, 4·32·128
+  // FLOPs each, over the attention's share of the bf16 peak.
+  const EfficiencyFactors& e = batch.efficiency();
+  const double pairs = 64.0 * 64 * 1500;
+  const double flops = 32 * pairs * 4 * 32 * 128;
+  const double kv_bytes = 32 * 3 * 64 * 1500 * 2.0 * 8 * 128 * 2;
+  const double expected = std::max(flops / (e.attention_flops_fraction * whole.hardware.PeakFlops(ComputeDtype::kBf16)),
+                                   kv_bytes / (e.attention_bw_fraction * whole.hardware.hbm_bytes_per_s));
+  BatchShape no_attention = Decode(batch, 64, 0);
+  EXPECT_NEAR(batch.Seconds(Decode(batch, 64, 1500)) - batch.Seconds(no_attention), expected, expected * 1e-9);
+}
+
 }  // namespace
 }  // namespace infermark::perfmodel

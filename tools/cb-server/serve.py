@@ -33,6 +33,12 @@ def parse_args(argv):
     p.add_argument("--attn-implementation", default="sdpa", help="paged by transformers' continuous batching")
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     p.add_argument("--no-warmup", action="store_true", help="skip capturing CUDA graphs before serving")
+    p.add_argument(
+        "--log-load-interval",
+        type=float,
+        default=0.0,
+        help="seconds between log lines of running/waiting requests and the step time they imply (0: off)",
+    )
     return p.parse_args(argv)
 
 
@@ -49,7 +55,13 @@ def main(argv):
     tokenizer = HFTokenizer(args.tokenizer)
     dtype = getattr(torch, args.dtype)
     model = build_model(args.model_config, dtype, args.seed, args.attn_implementation)
-    engine = TransformersEngine(model, tokenizer.eos_token_ids, args.max_model_len, warmup=not args.no_warmup)
+    engine = TransformersEngine(
+        model,
+        tokenizer.eos_token_ids,
+        args.max_model_len,
+        warmup=not args.no_warmup,
+        load_log_interval=args.log_load_interval,
+    )
     app = make_app(engine, tokenizer, args.served_model_name, args.max_model_len)
 
     async def on_startup(_app):

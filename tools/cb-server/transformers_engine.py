@@ -88,8 +88,11 @@ def build_model(config_dir, dtype, seed, attn_implementation):
 class TransformersEngine:
     """The engine protocol of openai_server on a ContinuousBatchingManager."""
 
-    def __init__(self, model, eos_token_ids, max_new_tokens, warmup=True):
+    def __init__(self, model, eos_token_ids, max_new_tokens, warmup=True, load_log_interval=0.0):
         self._eos = list(eos_token_ids)
+        self._load_log_interval = load_log_interval
+        self._emitted = 0
+        self._stopping = threading.Event()
         add_params = None
         gen = GenerationConfig(
             max_new_tokens=max_new_tokens,
@@ -143,9 +146,31 @@ class TransformersEngine:
         if not self._use_handlers:
             self._dispatcher = threading.Thread(target=self._dispatch, name="cb-dispatch", daemon=True)
             self._dispatcher.start()
+        if self._load_log_interval > 0:
+            threading.Thread(target=self._log_load, name="cb-load-log", daemon=True).start()
 
     def stop(self):
+        self._stopping.set()
         self._manager.stop(block=True, timeout=10)
+
+    def _log_load(self):
+        """Logs, every interval, the running and waiting requests and the tokens streamed since the
+        last line. While every running request decodes, running x seconds / tokens is the time of
+        one engine step: the step time as the server lived it, beside what the clients measured."""
+        last_time, last_emitted = time.perf_counter(), self._emitted
+        while not self._stopping.wait(self._load_log_interval):
+            now, emitted = time.perf_counter(), self._emitted
+            tokens, running = emitted - last_emitted, len(self._running)
+            step_ms = 1000.0 * (now - last_time) * running / tokens if tokens and running else 0.0
+            log.warning(
+                "load: running %d waiting %d tokens %d in %.2f s, step %.1f ms",
+                running,
+                len(self._waiting),
+                tokens,
+                now - last_time,
+                step_ms,
+            )
+            last_time, last_emitted = now, emitted
 
     def _dispatch(self):
         """Routes results of the shared output queue to their request's asyncio queue."""
@@ -206,6 +231,7 @@ class TransformersEngine:
                         self._running.add(rid)
                     new = tokens[sent:]
                     sent = len(tokens)
+                    self._emitted += len(new)
                     yield new
                 if self._finished(result):
                     done = True

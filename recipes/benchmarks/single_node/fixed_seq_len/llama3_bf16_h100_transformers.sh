@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Llama-3.1-8B bf16 on one H100 with transformers' continuous batching (paged attention, CUDA
-# graphs), served by the project's OpenAI-compatible server (tools/cb-server). The weights are
+# Llama-3.1-8B bf16 on one H100 with transformers' continuous batching (paged attention; without a
+# flash-attention package it runs eagerly, no CUDA graphs), served by the project's OpenAI-compatible server (tools/cb-server). The weights are
 # drawn at random from the architecture's config (no weights can be fetched on the lent GPU): the
 # timings are a real engine's on the real shapes, the generated text is noise, and ignore_eos makes
 # every output exactly OSL long. Needs python3 with torch, transformers and aiohttp.
