@@ -323,7 +323,18 @@ std::vector<std::string> FindEvalFolders(const std::vector<std::string>& paths) 
   }
   std::sort(folders.begin(), folders.end());
   folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
-  return folders;
+  // A multi-node row's folder may keep InferenceX's own batched files (meta_env.json with
+  // eval_concs) above its conc<N>/ folders: the folders with infermark's status stand for it.
+  std::vector<std::string> kept;
+  for (const std::string& folder : folders) {
+    const std::string prefix = folder + "/";
+    const bool parent = std::any_of(folders.begin(), folders.end(), [&](const std::string& other) {
+      std::error_code exists;
+      return other.rfind(prefix, 0) == 0 && fs::is_regular_file(fs::path(other) / kStatusFile, exists);
+    });
+    if (!parent) kept.push_back(folder);
+  }
+  return kept;
 }
 
 Evaluation ReadEvalFolder(const std::string& dir, const EvalThresholds* thresholds) {

@@ -20,8 +20,9 @@ inline constexpr const char* kEvalStatusSchema = "infermark.eval_status/1";
 /// True when `dir` is an eval folder: it holds eval_status.json or meta_env.json.
 bool IsEvalFolder(const std::string& dir);
 
-/// The eval folders at or below `paths` (folders only; files are ignored), sorted. Throws
-/// InputError for a path that does not exist.
+/// The eval folders at or below `paths` (folders only; files are ignored), sorted. A folder with
+/// eval folders below it that hold eval_status.json (a multi-node row's `conc<N>/`) is left to
+/// them. Throws InputError for a path that does not exist.
 std::vector<std::string> FindEvalFolders(const std::vector<std::string>& paths);
 
 /// The evaluation of folder `dir`. A threshold from eval_status.json stands; otherwise

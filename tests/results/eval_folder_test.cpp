@@ -242,6 +242,16 @@ TEST_F(EvalFolderTest, ResultFoldersLeaveEvalFoldersToTheirReader) {
   EXPECT_EQ(fs::path(folders[0]).filename(), "row-a");
   EXPECT_EQ(fs::path(folders[1]).filename(), "row-b");
   EXPECT_THROW(FindEvalFolders({(dir_ / "nowhere").string()}), InputError);
+  // A multi-node row: InferenceX's batched meta_env.json above infermark's conc<N>/ folders.
+  const fs::path row = dir_ / "sweep" / "evals" / "row-c";
+  fs::create_directories(row);
+  fs::copy_file(fs::path(EvalFixture("scored-pass")) / "meta_env.json", row / "meta_env.json");
+  fs::copy(EvalFixture("scored-pass"), row / "conc64", fs::copy_options::recursive);
+  fs::copy(EvalFixture("not-run"), row / "conc256", fs::copy_options::recursive);
+  const std::vector<std::string> multinode = FindEvalFolders({row.string()});
+  ASSERT_EQ(multinode.size(), 2u);
+  EXPECT_EQ(fs::path(multinode[0]).filename(), "conc256");
+  EXPECT_EQ(fs::path(multinode[1]).filename(), "conc64");
 }
 
 TEST_F(EvalFolderTest, ThresholdsResolveModelOverrideThenDefault) {
