@@ -33,10 +33,12 @@ Json EvaluationToJson(const Evaluation& e) {
   j["metric"] = e.metric;
   j["status"] = EvalStatusName(e.status);
   j["reasons"] = e.reasons;
-  j["score"] = OrNull(e.score);
-  j["stderr"] = OrNull(e.score_stderr);
-  j["flexible_score"] = OrNull(e.flexible_score);
-  j["flexible_stderr"] = OrNull(e.flexible_stderr);
+  // Only a scored evaluation has figures: anything else is null, never a 0.
+  const bool scored = e.Scored();
+  j["score"] = scored ? OrNull(e.score) : Json(nullptr);
+  j["stderr"] = scored ? OrNull(e.score_stderr) : Json(nullptr);
+  j["flexible_score"] = scored ? OrNull(e.flexible_score) : Json(nullptr);
+  j["flexible_stderr"] = scored ? OrNull(e.flexible_stderr) : Json(nullptr);
   j["n"] = OrNull(e.n);
   j["threshold"] = OrNull(e.threshold);
   j["threshold_source"] = e.threshold_source.empty() ? Json(nullptr) : Json(e.threshold_source);

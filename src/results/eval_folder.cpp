@@ -444,6 +444,13 @@ Evaluation ReadEvalFolder(const std::string& dir, const EvalThresholds* threshol
   if (e.model_prefix == "unknown") e.model_prefix.clear();
   e.runner = meta.Text("runner").value_or("");
   e.origin = has_status ? kEvalOriginInfermark : kEvalOriginLmEval;
+  if (e.status != EvalStatus::kScored) {
+    // An INVALID or unfinished run's partial figures are no score: they are never stored as one.
+    e.score.reset();
+    e.score_stderr.reset();
+    e.flexible_score.reset();
+    e.flexible_stderr.reset();
+  }
   if (!e.threshold && thresholds != nullptr && !e.task.empty()) {
     if (const auto t = thresholds->For(e.task, e.model_prefix)) {
       e.threshold = t->value;

@@ -36,19 +36,19 @@ struct Evaluation {
   /// The configuration, as a throughput point of it is keyed (fixed-seq-len; `conc` is the row's
   /// concurrency). isl and osl are 0 when the source does not say (InferenceX-app rows).
   PointKey key;
-  std::string model_prefix;               ///< InferenceX's model prefix (`minimaxm2.5`); the thresholds' key.
-  bool is_multinode = false;              ///< Prefill and decode worker pools on several nodes.
-  std::string runner;                     ///< The runner (node) that ran it, when known.
-  std::string task;                       ///< `gsm8k`.
-  std::string metric;                     ///< The gated metric, `exact_match,strict-match`.
-  std::optional<double> score;            ///< The gated metric's value (null unless scored… or partial, see status).
-  std::optional<double> score_stderr;     ///< Its standard error.
-  std::optional<double> flexible_score;   ///< The flexible-extract value, when there is one.
-  std::optional<double> flexible_stderr;  ///< Its standard error.
-  std::optional<long long> n;             ///< Documents scored (n-samples effective).
-  std::optional<double> threshold;        ///< The threshold that applies (null: none).
-  std::string threshold_source;           ///< `default` or the model prefix whose override applied.
-  std::optional<bool> passed;             ///< Score ≥ threshold (null when not scored or no threshold).
+  std::string model_prefix;                   ///< InferenceX's model prefix (`minimaxm2.5`); the thresholds' key.
+  bool is_multinode = false;                  ///< Prefill and decode worker pools on several nodes.
+  std::string runner;                         ///< The runner (node) that ran it, when known.
+  std::string task;                           ///< `gsm8k`.
+  std::string metric;                         ///< The gated metric, `exact_match,strict-match`.
+  std::optional<double> score;                ///< The gated metric's value (null unless scored).
+  std::optional<double> score_stderr;         ///< Its standard error.
+  std::optional<double> flexible_score;       ///< The flexible-extract value, when there is one.
+  std::optional<double> flexible_stderr;      ///< Its standard error.
+  std::optional<long long> n;                 ///< Documents scored (n-samples effective).
+  std::optional<double> threshold;            ///< The threshold that applies (null: none).
+  std::string threshold_source;               ///< `default` or the model prefix whose override applied.
+  std::optional<bool> passed;                 ///< Score ≥ threshold (null when not scored or no threshold).
   EvalStatus status = EvalStatus::kScored;    ///< Scored, not run, INVALID or incomplete.
   std::vector<std::string> reasons;           ///< Why not run / INVALID / incomplete / failed.
   long long eval_concurrency = 0;             ///< The eval's own request concurrency (0: unknown).

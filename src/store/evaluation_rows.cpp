@@ -55,10 +55,12 @@ EvaluationRow MakeEvaluationRow(const Evaluation& e, std::int64_t run_id) {
   c.emplace_back("metric", e.metric);
   c.emplace_back("status", std::string(EvalStatusName(e.status)));
   c.emplace_back("reasons", ReasonsText(e.reasons));
-  c.emplace_back("score", Optional(e.score));
-  c.emplace_back("score_stderr", Optional(e.score_stderr));
-  c.emplace_back("flexible_score", Optional(e.flexible_score));
-  c.emplace_back("flexible_stderr", Optional(e.flexible_stderr));
+  // Figures only for a scored evaluation: a partial score of an INVALID or unfinished one is none.
+  const bool scored = e.status == EvalStatus::kScored;
+  c.emplace_back("score", scored ? Optional(e.score) : StoreValue());
+  c.emplace_back("score_stderr", scored ? Optional(e.score_stderr) : StoreValue());
+  c.emplace_back("flexible_score", scored ? Optional(e.flexible_score) : StoreValue());
+  c.emplace_back("flexible_stderr", scored ? Optional(e.flexible_stderr) : StoreValue());
   c.emplace_back("n", e.n ? StoreValue(std::int64_t{*e.n}) : StoreValue());
   c.emplace_back("threshold", Optional(e.threshold));
   c.emplace_back("threshold_source", e.threshold_source);

@@ -164,6 +164,8 @@ TEST_F(EvalFolderTest, UnfinishedResultsWithoutStatusAreNotScores) {
   EXPECT_EQ(e.origin, kEvalOriginLmEval);
   EXPECT_EQ(e.status, EvalStatus::kInvalid);
   EXPECT_FALSE(e.Scored());
+  EXPECT_FALSE(e.score.has_value());  // its results file's 0.0 is no score
+  EXPECT_FALSE(e.flexible_score.has_value());
   EXPECT_FALSE(e.reasons.empty());
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().filename().string().rfind("invalid_results", 0) == 0) fs::remove(entry.path());
