@@ -17,13 +17,17 @@
 #include "core/file_io.hpp"
 #include "core/host.hpp"
 #include "core/version.hpp"
+#include "eval/task_data.hpp"
 #include "power/agentic_power.hpp"
 #include "power/indented_json.hpp"
 #include "power/multinode_power.hpp"
 #include "power/power_aggregation.hpp"
 #include "report/compare.hpp"
 #include "report/csv_export.hpp"
+#include "report/eval_compare.hpp"
+#include "report/eval_json.hpp"
 #include "results/agentic_record.hpp"
+#include "results/eval_thresholds.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
 #include "store/ingest.hpp"
@@ -356,8 +360,25 @@ struct IngestCommand {
   bool measured = false;
   double time_scale = 0;
   std::string format = "auto";
+  std::string thresholds;
   SettingFlags flags;
 };
+
+// The thresholds evaluations without their own are gated by: `path`, else the project's
+// data/evals/thresholds.yaml when there is one (none: such evaluations get no threshold).
+std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
+  if (!path.empty()) return results::LoadEvalThresholds(path);
+  std::string dir;
+  try {
+    dir = eval::EvalDataDir();
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  const std::string file = (fs::path(dir) / "thresholds.yaml").string();
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return std::nullopt;
+  return results::LoadEvalThresholds(file);
+}
 
 int RunIngest(IngestCommand& cmd) {
   results::ReadOptions options;
@@ -367,6 +388,8 @@ int RunIngest(IngestCommand& cmd) {
   if (cmd.measured) options.kind = results::PointKind::kMeasured;
   if (cmd.time_scale > 0) options.time_scale = cmd.time_scale;
   options.config_key = cmd.config_key;
+  const std::optional<results::EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
+  if (thresholds) options.eval_thresholds = &*thresholds;
 
   results::RunInfo run;
   run.run_key = cmd.run_key;
@@ -381,11 +404,19 @@ int RunIngest(IngestCommand& cmd) {
       results::ReadIngestBatches(cmd.paths, results::ParseIngestFormat(cmd.format), options, run);
   auto store = results::OpenStoreUrl(cmd.db);
   for (results::IngestBatch& batch : batches) {
-    if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points);
-    const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
-    std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-              << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
-              << " point(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
+    if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points, batch.evaluations);
+    if (!batch.points.empty() || batch.evaluations.empty()) {
+      const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
+      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
+                << " point(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
+    }
+    if (!batch.evaluations.empty()) {
+      const results::IngestOutcome outcome = store->IngestEvaluations(batch.run, batch.evaluations);
+      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
+                << " evaluation(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
+    }
   }
   return kExitOk;
 }
@@ -396,11 +427,11 @@ int RunList(const std::string& db) {
   auto store = OpenExisting(db);
   const auto runs = store->ListRuns();
   std::cout << Pad("id", 5) << Pad("run", 28) << Pad("label", 24) << Pad("source", 9) << Pad("points", 8)
-            << Pad("predicted", 10) << Pad("time scale", 11) << "created\n";
+            << Pad("predicted", 10) << Pad("evals", 7) << Pad("time scale", 11) << "created\n";
   for (const auto& r : runs) {
     std::cout << Pad(std::to_string(r.id), 5) << Pad(r.info.run_key, 28) << Pad(r.info.label, 24)
               << Pad(r.info.source, 9) << Pad(std::to_string(r.points), 8)
-              << Pad(std::to_string(r.predicted_points), 10)
+              << Pad(std::to_string(r.predicted_points), 10) << Pad(std::to_string(r.evaluations), 7)
               << Pad(r.max_time_scale == 1 ? "1" : "x" + Fixed(r.max_time_scale, 1), 11) << r.created_at << '\n';
   }
   return kExitOk;
@@ -410,6 +441,9 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
   auto store = OpenExisting(db);
   const results::RunSummary run = store->FindRun(ref);
   const auto points = store->Points(run.id);
+  results::EvaluationQuery query;
+  query.run_id = run.id;
+  const auto evaluations = store->Evaluations(query);
   if (as_json) {
     Json doc = Json::object();
     doc["id"] = run.id;
@@ -436,6 +470,8 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
       point["agg"] = p.agg;
       doc["points"].push_back(std::move(point));
     }
+    doc["evaluations"] = Json::array();
+    for (const auto& e : evaluations) doc["evaluations"].push_back(results::EvaluationToJson(e));
     std::cout << results::DumpJsonIndented(doc, 2) << '\n';
     return kExitOk;
   }
@@ -452,10 +488,24 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
               << Pad(Fixed(m.median_e2el, 2), 10) << Pad(Fixed(p.provenance.time_scale, 0), 7) << p.provenance.verdict
               << '\n';
   }
+  if (evaluations.empty()) return kExitOk;
+  std::cout << "\n"
+            << evaluations.size() << " evaluation(s)\n"
+            << Pad("configuration", 76) << Pad("task", 8) << Pad("score ± stderr", 20) << Pad("flexible", 9)
+            << Pad("threshold", 18) << Pad("n", 6) << Pad("origin", 15) << "verdict\n";
+  for (const auto& e : evaluations) {
+    std::string reasons;
+    for (const std::string& r : e.reasons) reasons += (reasons.empty() ? ": " : "; ") + r;
+    std::cout << Pad(e.key.Canonical(), 76) << Pad(e.task, 8) << Pad(results::ScoreText(e), 20)
+              << Pad(e.flexible_score && e.Scored() ? Fixed(*e.flexible_score, 4) : "-", 9)
+              << Pad(e.threshold ? Fixed(*e.threshold, 2) + " (" + e.threshold_source + ")" : "-", 18)
+              << Pad(e.n ? std::to_string(*e.n) : "-", 6) << Pad(e.origin, 15) << e.Verdict() << reasons << '\n';
+  }
   return kExitOk;
 }
 
-int RunExport(const std::string& db, const std::vector<std::string>& refs, const std::string& output) {
+int RunExport(const std::string& db, const std::vector<std::string>& refs, const std::string& output,
+              bool evaluations) {
   auto store = OpenExisting(db);
   std::vector<results::RunSummary> runs;
   if (refs.empty()) {
@@ -463,12 +513,23 @@ int RunExport(const std::string& db, const std::vector<std::string>& refs, const
   } else {
     for (const auto& ref : refs) runs.push_back(store->FindRun(ref));
   }
-  std::vector<std::pair<results::RunSummary, std::vector<results::Point>>> data;
-  for (auto& r : runs) {
-    auto points = store->Points(r.id);
-    data.emplace_back(std::move(r), std::move(points));
+  std::string csv;
+  if (evaluations) {
+    std::vector<results::Evaluation> all;
+    for (const auto& r : runs) {
+      results::EvaluationQuery query;
+      query.run_id = r.id;
+      for (auto& e : store->Evaluations(query)) all.push_back(std::move(e));
+    }
+    csv = results::ExportEvaluationsCsv(all);
+  } else {
+    std::vector<std::pair<results::RunSummary, std::vector<results::Point>>> data;
+    for (auto& r : runs) {
+      auto points = store->Points(r.id);
+      data.emplace_back(std::move(r), std::move(points));
+    }
+    csv = results::ExportCsv(data);
   }
-  const std::string csv = results::ExportCsv(data);
   if (output.empty() || output == "-") {
     std::cout << csv;
   } else {
@@ -510,10 +571,15 @@ int RunCompare(const CompareCommand& cmd) {
     cand = store->FindRun(cmd.candidate);
   }
   const auto comparison = results::CompareRuns(store->Points(base.id), store->Points(cand.id), options);
+  results::EvaluationQuery base_query, cand_query;
+  base_query.run_id = base.id;
+  cand_query.run_id = cand.id;
+  const auto accuracy = results::CompareEvaluations(store->Evaluations(base_query), store->Evaluations(cand_query));
   std::cout << "baseline:  run " << base.id << " " << base.info.run_key << " (" << base.info.label << ")\n"
             << "candidate: run " << cand.id << " " << cand.info.run_key << " (" << cand.info.label << ")\n\n"
             << results::FormatComparison(comparison, options, cmd.verbose);
-  const bool regressed = comparison.point_regressions + comparison.frontier_regressions > 0;
+  if (!accuracy.changes.empty()) std::cout << '\n' << results::FormatEvaluationComparison(accuracy);
+  const bool regressed = comparison.point_regressions + comparison.frontier_regressions + accuracy.regressions > 0;
   std::cout << (regressed ? "\nREGRESSIONS FOUND\n" : "\nno regressions beyond the threshold\n");
   return regressed ? kExitRunFailed : kExitOk;
 }
@@ -598,7 +664,8 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   ap->callback([agentic_power, &result] { result.exit_code = RunAgenticPowerCommand(*agentic_power); });
 
   auto ingest = std::make_shared<IngestCommand>();
-  auto* i = results_cmd->add_subcommand("ingest", "Store result files (client results or agg records) as one run");
+  auto* i = results_cmd->add_subcommand(
+      "ingest", "Store result files (client results or agg records) and eval folders as one run");
   i->add_option("paths", ingest->paths, "Result files or folders (searched for *.json)")->required();
   i->add_option("--db", ingest->db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   i->add_option("--run", ingest->run_key, "Run key (default: derived from the files, so re-ingesting is a no-op)");
@@ -606,9 +673,14 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   i->add_option("--config-key", ingest->config_key, "Recipe (config key) to record for points that name none");
   i->add_option("--format", ingest->format,
                 "auto (per file), result (client results, agg records), agg (agg records, agg_bmk.json) or "
-                "inferencex-app (InferenceX-app API benchmark rows: one run per workflow run)")
-      ->check(CLI::IsMember({"auto", "result", "agg", "inferencex-app"}))
+                "inferencex-app (InferenceX-app API benchmark or evaluation rows: one run per workflow run) or lm-eval "
+                "(eval folders only); auto and lm-eval also store the eval folders found (folders with meta_env.json "
+                "or eval_status.json, e.g. evals/*/) as evaluations")
+      ->check(CLI::IsMember({"auto", "result", "agg", "inferencex-app", "lm-eval"}))
       ->capture_default_str();
+  i->add_option("--thresholds", ingest->thresholds,
+                "Accuracy thresholds (InferenceX's thresholds.yaml) for evaluations that name none (default: "
+                "data/evals/thresholds.yaml)");
   auto* pred = i->add_flag("--predicted", ingest->predicted, "Mark the points predicted");
   i->add_flag("--measured", ingest->measured, "Mark the points measured")->excludes(pred);
   i->add_option("--time-scale", ingest->time_scale, "The engine ran this many times faster than the modelled hardware")
@@ -623,7 +695,7 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
 
   auto show_ref = std::make_shared<std::string>();
   auto show_json = std::make_shared<bool>(false);
-  auto* s = results_cmd->add_subcommand("show", "Show one run: provenance and points");
+  auto* s = results_cmd->add_subcommand("show", "Show one run: provenance, points and evaluations");
   s->add_option("run", *show_ref, "Run id, key, key prefix, label or `latest`")->required();
   s->add_option("--db", *db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   s->add_flag("--json", *show_json, "Print JSON (provenance and agg records)");
@@ -632,17 +704,23 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   auto export_refs = std::make_shared<std::vector<std::string>>();
   auto export_out = std::make_shared<std::string>();
   auto export_csv = std::make_shared<bool>(false);
-  auto* e = results_cmd->add_subcommand("export", "Export points as CSV (units in the headers; de-scaled)");
+  auto export_evals = std::make_shared<bool>(false);
+  auto* e =
+      results_cmd->add_subcommand("export", "Export points or evaluations as CSV (units in the headers; de-scaled)");
   e->add_flag("--csv", *export_csv, "CSV output (the only format)")->required();
+  e->add_flag("--evaluations", *export_evals, "Export the runs' accuracy evaluations instead of their points");
   e->add_option("--run", *export_refs, "Runs to export, e.g. --run 1 3 (default: all)");
   e->add_option("--db", *db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
   e->add_option("-o,--output", *export_out, "File to write (default: standard output)");
-  e->callback([db, export_refs, export_out, &result] { result.exit_code = RunExport(*db, *export_refs, *export_out); });
+  e->callback([db, export_refs, export_out, export_evals, &result] {
+    result.exit_code = RunExport(*db, *export_refs, *export_out, *export_evals);
+  });
 
   auto compare = std::make_shared<CompareCommand>();
   auto* c = results_cmd->add_subcommand(
       "compare",
-      "Compare a candidate run with a baseline point by point and on the Pareto frontier; exit 1 on regressions");
+      "Compare a candidate run with a baseline point by point, on the Pareto frontier and on accuracy (a score "
+      "drop beyond 2 standard errors or below its threshold); exit 1 on regressions");
   c->add_option("--baseline", compare->baseline, "Baseline run")->required();
   c->add_option("--candidate", compare->candidate, "Candidate run (default: the newest other run)");
   c->add_option("--threshold", compare->threshold, "Noise threshold: 5% or 0.05")->capture_default_str();

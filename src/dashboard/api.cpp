@@ -28,6 +28,7 @@ ApiReply HandleApi(const Snapshot& snapshot, const ApiSources& sources, std::str
     if (path == "/api/v1/history") return routes::History(snapshot, query);
     if (path == "/api/v1/compare") return routes::Compare(snapshot, sources, query);
     if (path == "/api/v1/prices") return routes::Prices(sources, query);
+    if (path == "/api/v1/evaluations") return routes::Evaluations(snapshot, query);
     return ErrorReply(404, "", "no API route " + std::string(path));
   } catch (const QueryError& e) {
     return ErrorReply(400, e.field(), e.what());

@@ -78,7 +78,8 @@ ApiReply Meta(const Snapshot& snapshot, const Query& query) {
   body["store"] = {{"kind", snapshot.store_kind},
                    {"schema_version", snapshot.schema_version},
                    {"runs", snapshot.runs.size()},
-                   {"points", snapshot.points.size()}};
+                   {"points", snapshot.points.size()},
+                   {"evaluations", snapshot.evaluations.size()}};
   body["filters"] = {{"model", Sorted(model)},
                      {"hardware", Sorted(hardware)},
                      {"framework", Sorted(framework)},

@@ -23,6 +23,8 @@ ApiReply Iso(const Snapshot& snapshot, const Query& query);
 ApiReply History(const Snapshot& snapshot, const Query& query);
 /// GET /api/v1/compare: `results compare` between two runs.
 ApiReply Compare(const Snapshot& snapshot, const ApiSources& sources, const Query& query);
+/// GET /api/v1/evaluations: the filtered accuracy evaluations, each with the points of its configuration.
+ApiReply Evaluations(const Snapshot& snapshot, const Query& query);
 /// GET /api/v1/prices: the dated price table.
 ApiReply Prices(const ApiSources& sources, const Query& query);
 

@@ -132,6 +132,21 @@ Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind
                              r.info.host, r.info.infermark_version, r.created_at, r.points, r.predicted_points});
   }
   const std::vector<results::Point> points = store.AllPoints();
+  for (results::Evaluation& e : store.Evaluations({})) {
+    const auto it = run_at.find(e.run_id);
+    if (it == run_at.end()) continue;
+    e.raw_json.clear();
+    snapshot.evaluations.push_back({std::move(e), snapshot.runs[it->second].label, {}});
+  }
+  // Evaluations by the configuration fields every match shares, so that linking a point looks at
+  // a few candidates rather than every evaluation.
+  std::map<std::string, std::vector<std::size_t>> evaluations_at;
+  const auto link_key = [](const results::PointKey& k) {
+    return k.model + "\n" + k.hw + "\n" + k.framework + "\n" + k.precision + "\n" + std::to_string(k.conc);
+  };
+  for (std::size_t i = 0; i < snapshot.evaluations.size(); ++i) {
+    evaluations_at[link_key(snapshot.evaluations[i].evaluation.key)].push_back(i);
+  }
   // Points stored after ListRuns have no run row yet: the next reload picks them up.
   auto derive = [&](std::size_t begin, std::size_t end) {
     std::vector<DashboardPoint> out;
@@ -140,6 +155,13 @@ Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind
       const auto it = run_at.find(points[i].run_id);
       if (it == run_at.end()) continue;
       out.push_back(DerivePoint(points[i], snapshot.runs[it->second], prices));
+      if (const auto found = evaluations_at.find(link_key(points[i].key)); found != evaluations_at.end()) {
+        for (std::size_t e : found->second) {
+          const results::Evaluation& evaluation = snapshot.evaluations[e].evaluation;
+          if (results::SameConfiguration(evaluation.key, points[i].key))
+            out.back().evaluation_ids.push_back(evaluation.id);
+        }
+      }
       out.back().json = PointJsonText(out.back());
     }
     return out;
@@ -147,6 +169,12 @@ Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind
   snapshot.points.reserve(points.size());
   for (auto& chunk : MapChunks(points.size(), ChunkCount(points.size(), 2000), derive)) {
     for (DashboardPoint& d : chunk) snapshot.points.push_back(std::move(d));
+  }
+  std::map<std::int64_t, std::size_t> evaluation_at;
+  for (std::size_t i = 0; i < snapshot.evaluations.size(); ++i)
+    evaluation_at[snapshot.evaluations[i].evaluation.id] = i;
+  for (const DashboardPoint& p : snapshot.points) {
+    for (std::int64_t id : p.evaluation_ids) snapshot.evaluations[evaluation_at.at(id)].point_ids.push_back(p.id);
   }
   return snapshot;
 }

@@ -69,7 +69,16 @@ struct DashboardPoint {
   /// Why its power is not valid, as the power aggregation's sidecar said (empty when unknown).
   std::vector<std::string> power_invalid_reasons;
   PointProvenance provenance;  ///< Where it came from.
-  std::string json;            ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.
+  /// Store ids of the accuracy evaluations of its configuration (results::SameConfiguration).
+  std::vector<std::int64_t> evaluation_ids;
+  std::string json;  ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.
+};
+
+/// An accuracy evaluation as the API serves it.
+struct DashboardEvaluation {
+  results::Evaluation evaluation;       ///< As stored (raw_json left empty).
+  std::string run_label;                ///< Its run's label.
+  std::vector<std::int64_t> point_ids;  ///< The points of its configuration (in any run).
 };
 
 /// A run as the API lists it.
@@ -90,10 +99,11 @@ using PriceLookup = std::function<std::optional<double>(const std::string& hardw
 
 /// Everything the API reads, as one immutable value.
 struct Snapshot {
-  std::string store_kind = "sqlite";   ///< `sqlite` or `postgresql`.
-  int schema_version = 0;              ///< The store's schema version.
-  std::vector<RunRow> runs;            ///< Every run, oldest first.
-  std::vector<DashboardPoint> points;  ///< Every point, by run then natural key.
+  std::string store_kind = "sqlite";             ///< `sqlite` or `postgresql`.
+  int schema_version = 0;                        ///< The store's schema version.
+  std::vector<RunRow> runs;                      ///< Every run, oldest first.
+  std::vector<DashboardPoint> points;            ///< Every point, by run then natural key.
+  std::vector<DashboardEvaluation> evaluations;  ///< Every evaluation, by run then configuration.
 
   /// The run `ref` names (its id or its key), or nullptr.
   [[nodiscard]] const RunRow* FindRun(const std::string& ref) const;
@@ -107,8 +117,9 @@ std::string SequenceLabel(long long isl, long long osl);
 /// (empty lookup: no costs).
 DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const PriceLookup& prices);
 
-/// Reads every run and point of `store` into a snapshot, deriving the points on the thread budget
-/// (core/parallel_chunks.hpp) and writing each one's JSON text once.
+/// Reads every run, point and evaluation of `store` into a snapshot, deriving the points on the
+/// thread budget (core/parallel_chunks.hpp), linking each point and the evaluations of its
+/// configuration both ways, and writing each point's JSON text once.
 Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind, const PriceLookup& prices);
 
 }  // namespace infermark::dashboard

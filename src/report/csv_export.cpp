@@ -163,4 +163,31 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
   return out;
 }
 
+std::string ExportEvaluationsCsv(const std::vector<Evaluation>& evaluations) {
+  std::string out =
+      "run,model,model_prefix,hw,framework,precision,spec_decoding,disagg,parallelism,isl [tok],osl [tok],conc,task,"
+      "metric,status,reasons,score [fraction],score_stderr [fraction],flexible_score [fraction],"
+      "flexible_stderr [fraction],n,threshold [fraction],threshold_source,verdict,eval_concurrency,date,duration [s],"
+      "origin,server,source_path,run_url\n";
+  for (const Evaluation& e : evaluations) {
+    std::string reasons;
+    for (const std::string& r : e.reasons) reasons += (reasons.empty() ? "" : "; ") + r;
+    const auto length = [](long long v) { return v > 0 ? std::to_string(v) : std::string(); };
+    // Only a scored evaluation has figures: the others' cells stay empty, never 0.
+    const bool scored = e.Scored();
+    const std::optional<double> none;
+    out += Cell(e.run_key) + "," + Cell(e.key.model) + "," + Cell(e.model_prefix) + "," + Cell(e.key.hw) + "," +
+           Cell(e.key.framework) + "," + Cell(e.key.precision) + "," + Cell(e.key.spec_decoding) + "," +
+           (e.key.disagg ? "true" : "false") + "," + Cell(e.key.topology) + "," + length(e.key.isl) + "," +
+           length(e.key.osl) + "," + std::to_string(e.key.conc) + "," + Cell(e.task) + "," + Cell(e.metric) + "," +
+           EvalStatusName(e.status) + "," + Cell(reasons) + "," + Maybe(scored ? e.score : none) + "," +
+           Maybe(scored ? e.score_stderr : none) + "," + Maybe(scored ? e.flexible_score : none) + "," +
+           Maybe(scored ? e.flexible_stderr : none) + "," + Maybe(e.n) + "," + Maybe(e.threshold) + "," +
+           Cell(e.threshold_source) + "," + Cell(e.Verdict()) + "," + std::to_string(e.eval_concurrency) + "," +
+           Cell(e.date) + "," + Maybe(e.duration_s) + "," + Cell(e.origin) + "," + Cell(e.server) + "," +
+           Cell(e.source_path) + "," + Cell(e.run_url) + "\n";
+  }
+  return out;
+}
+
 }  // namespace infermark::results

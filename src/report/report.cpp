@@ -13,6 +13,7 @@
 #include "core/file_io.hpp"
 #include "core/version.hpp"
 #include "power/power_fields.hpp"
+#include "report/eval_section.hpp"
 #include "report/pareto.hpp"
 #include "report/svg_chart.hpp"
 #include "results/agentic_record.hpp"
@@ -228,8 +229,10 @@ std::string RunsTable(const std::vector<ReportRun>& runs) {
   return h + "</tbody></table></div>\n";
 }
 
-std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series) {
+std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series,
+                        const std::vector<const Evaluation*>& evaluations) {
   const bool power = AnyValidPower(drawn);
+  const bool accuracy = !evaluations.empty();
   std::string h = std::string(power ? kPowerNote : "") +
                   "<div class=\"table-wrap\"><table class=\"points\"><thead><tr><th class=\"l\">series</th><th "
                   "class=\"l\">parallelism</th><th>conc</th>"
@@ -237,7 +240,8 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
                   (power ? kPowerHeader : "") +
                   "<th>interactivity [tok/s/user]</th>"
                   "<th>median TTFT [ms]</th><th>p99 TTFT [ms]</th><th>median E2EL [s]</th><th>time scale</th>"
-                  "<th class=\"l\">frontier</th><th class=\"l\">verdict</th></tr></thead><tbody>\n";
+                  "<th class=\"l\">frontier</th><th class=\"l\">verdict</th>" +
+                  (accuracy ? "<th class=\"l\">accuracy</th>" : "") + "</tr></thead><tbody>\n";
   for (const Drawn& d : drawn) {
     const Point& p = *d.point;
     const SeriesInfo& s = series[d.series];
@@ -254,8 +258,8 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
          Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.median_e2el, 2) + "</td><td>" +
          (p.provenance.time_scale != 1 ? "×" + ScaleText(p.provenance.time_scale) : "1") + "</td><td class=\"l\">" +
          std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
-         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + EscapeXml(p.provenance.verdict) +
-         "</td></tr>\n";
+         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + EscapeXml(p.provenance.verdict) + "</td>" +
+         (accuracy ? "<td class=\"l\">" + EvaluationLinks(p.key, evaluations) + "</td>" : "") + "</tr>\n";
   }
   return h + "</tbody></table></div>\n";
 }
@@ -427,7 +431,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
   std::string html =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-      EscapeXml(options.title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n";
+      EscapeXml(options.title) + "</title>\n<style>" + kCss + kEvaluationsCss + "</style>\n</head>\n<body>\n";
   html += "<header><h1>" + EscapeXml(options.title) + "</h1><div class=\"meta\">Generated " + NowUtc() +
           " by infermark " + kVersion + (options.store_path.empty() ? "" : " from " + EscapeXml(options.store_path)) +
           " · " + std::to_string(runs.size()) + " run(s)</div></header>\n<main>\n";
@@ -454,6 +458,10 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         "cache from one to the other; <b>multinode Nx tpA</b> is one deployment over N workers that are not "
         "disaggregated. Their throughput per GPU is over the GPUs of both roles; their parallelism column names "
         "both pools (p: prefill, d: decode, workers x parallelism).</div>\n";
+  std::vector<const Evaluation*> evaluations;
+  for (const ReportRun& r : runs) {
+    for (const Evaluation& e : r.evaluations) evaluations.push_back(&e);
+  }
   if (scenarios.empty() && agentic_scenarios.empty()) html += "<p>No points to show.</p>\n";
 
   int chart_no = 0;
@@ -478,7 +486,8 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
             EscapeXml(drawn.front().point->key.model) + " · ISL " + std::to_string(drawn.front().point->key.isl) +
             " / OSL " + std::to_string(drawn.front().point->key.osl) + "</h2>\n";
     html += "<div class=\"charts\">\n" + RenderSvgChart(intvty) + RenderSvgChart(e2el) + "</div>\n";
-    html += "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" + PointsTable(drawn, series) + "</section>\n";
+    html += "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" + PointsTable(drawn, series, evaluations) +
+            "</section>\n";
   }
   int agentic_no = 0;
   for (auto& [scenario, drawn] : agentic_scenarios) {
@@ -518,9 +527,10 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         "out of the frontiers.</div>\n";
     html += "<div class=\"charts\">\n" + RenderSvgChart(e2e_norm) + RenderSvgChart(full) + RenderSvgChart(cache) +
             "</div>\n";
-    html +=
-        "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" + AgenticPointsTable(drawn, series) + "</section>\n";
+    html += "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" +
+            AgenticPointsTable(drawn, series) + "</section>\n";
   }
+  html += EvaluationsSection(evaluations);
   html +=
       "</main>\n<footer>Latencies are medians unless stated. Percentiles use linear interpolation. "
       "Each point is one server launch and one load run at a fixed client concurrency.</footer>\n</body>\n</html>\n";
@@ -558,8 +568,11 @@ int WriteReport(ResultStore& store, const std::vector<std::string>& run_refs, co
   std::vector<ReportRun> runs;
   int points = 0;
   for (RunSummary& r : selected) {
-    ReportRun rr{std::move(r), {}};
+    ReportRun rr{std::move(r), {}, {}};
     rr.points = store.Points(rr.run.id);
+    EvaluationQuery query;
+    query.run_id = rr.run.id;
+    rr.evaluations = store.Evaluations(query);
     points += static_cast<int>(rr.points.size());
     runs.push_back(std::move(rr));
   }

@@ -5,7 +5,8 @@
 // points get a section of their own per model: throughput per GPU against P50 E2E-normalized and
 // full-response interactivity (series per hardware, framework, precision and KV offload mode, offload
 // drawn as a halo), the prefix-cache hit rate (theoretical and server-measured) against users, and
-// a table of their fields.
+// a table of their fields. Accuracy evaluations get a section of their own (eval_section.hpp),
+// linked from the points of their configuration.
 #pragma once
 
 #include <string>
@@ -17,8 +18,9 @@ namespace infermark::results {
 
 /// A run and its points, as the report draws them.
 struct ReportRun {
-  RunSummary run;             ///< The run.
-  std::vector<Point> points;  ///< Its points.
+  RunSummary run;                       ///< The run.
+  std::vector<Point> points;            ///< Its points.
+  std::vector<Evaluation> evaluations;  ///< Its accuracy evaluations.
 };
 
 /// Report settings.
@@ -35,7 +37,8 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
 std::vector<RunSummary> DefaultReportRuns(ResultStore& store);
 
 /// Loads the runs named by `run_refs` (see ResultStore::FindRun; empty: DefaultReportRuns) from
-/// `store` and writes the report to `out_path` atomically. Returns the number of points drawn.
+/// `store` with their evaluations and writes the report to `out_path` atomically. Returns the number
+/// of points drawn.
 /// Throws InputError when the store has no runs or a ref matches none.
 int WriteReport(ResultStore& store, const std::vector<std::string>& run_refs, const std::string& out_path,
                 const ReportOptions& options);

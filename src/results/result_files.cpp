@@ -12,6 +12,7 @@
 #include "power/agentic_power.hpp"
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
+#include "results/eval_folder.hpp"
 #include "results/process_result.hpp"
 
 namespace infermark::results {
@@ -285,6 +286,9 @@ std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths
         if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
         const std::string name = it->path().filename().string();
         if (name.rfind("power_validation", 0) == 0) continue;
+        // An eval folder's files (lm-eval's results, meta_env.json, eval_status.json) are read as
+        // one evaluation by ReadEvalFolder, never as result files.
+        if (IsEvalFolder(it->path().parent_path().string())) continue;
         if (IsAgenticArtifact(it->path())) continue;
         if (name.size() > 9 && name.compare(name.size() - 9, 9, ".row.json") == 0) continue;  // sweep's row record
         if (name.rfind("agg_", 0) == 0 && fs::is_regular_file(it->path().parent_path() / name.substr(4), ec)) continue;

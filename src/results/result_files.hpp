@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "results/eval_thresholds.hpp"
 #include "results/point.hpp"
 #include "results/process_settings.hpp"
 
@@ -19,6 +20,9 @@ struct ReadOptions {
   std::optional<PointKind> kind;     ///< Force measured/predicted (default: what the file says, else measured).
   std::optional<double> time_scale;  ///< Force the time scale (default: what the file says, else 1).
   std::string config_key;            ///< Recipe key to record when the file names none.
+  /// Thresholds for evaluations whose source names none (eval folders without eval_status.json,
+  /// InferenceX-app rows); null: such evaluations get no threshold. Not owned.
+  const EvalThresholds* eval_thresholds = nullptr;
 };
 
 /// infermark's own fields of a client result, read from an `"infermark": {...}` object or from
@@ -50,7 +54,8 @@ std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& op
 /// `paths` with folders expanded to the `*.json` files below them (sorted), leaving out power
 /// validation sidecars, the sweep's `*.row.json` row records, agentic rows' aiperf artifacts (anything
 /// under `aiperf_artifacts/`, `profile_export_aiperf.json`, `server_metrics_export.json`,
-/// `inputs.json`, `agentic_power_window.json`), and agg records whose client result is in the same
+/// `inputs.json`, `agentic_power_window.json`), the files of eval folders (IsEvalFolder), and agg
+/// records whose client result is in the same
 /// folder (the client result is read with its record). Throws InputError for a path that does not exist.
 std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths);
 

@@ -4,14 +4,17 @@
 
 #include "core/diagnostic.hpp"
 #include "core/sha256.hpp"
+#include "results/eval_folder.hpp"
 
 namespace infermark::results {
 
-std::string DerivedRunKey(const std::vector<Point>& points) {
+std::string DerivedRunKey(const std::vector<Point>& points, const std::vector<Evaluation>& evaluations) {
   std::vector<std::string> parts;
-  parts.reserve(points.size());
+  parts.reserve(points.size() + evaluations.size());
   for (const auto& p : points)
     parts.push_back((p.raw_sha256.empty() ? Sha256Hex(p.raw_json) : p.raw_sha256) + " " + p.key.Canonical());
+  for (const auto& e : evaluations)
+    parts.push_back((e.raw_sha256.empty() ? Sha256Hex(e.raw_json) : e.raw_sha256) + " eval " + e.EvalKey());
   std::sort(parts.begin(), parts.end());
   std::string all;
   for (const auto& part : parts) all += part + "\n";
@@ -38,6 +41,22 @@ IngestOutcome IngestResultFiles(ResultStore& store, RunInfo run, const std::vect
   const std::vector<Point> points = ReadResultFiles(paths, options);
   if (run.run_key.empty()) run.run_key = DerivedRunKey(points);
   return store.Ingest(run, points);
+}
+
+IngestOutcome IngestEvalFolders(ResultStore& store, RunInfo run, const std::vector<std::string>& paths,
+                                const EvalThresholds* thresholds) {
+  std::vector<Evaluation> evaluations;
+  std::vector<Diagnostic> problems;
+  for (const std::string& folder : FindEvalFolders(paths)) {
+    try {
+      evaluations.push_back(ReadEvalFolder(folder, thresholds));
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
+  if (run.run_key.empty()) run.run_key = DerivedRunKey({}, evaluations);
+  return store.IngestEvaluations(run, evaluations);
 }
 
 }  // namespace infermark::results

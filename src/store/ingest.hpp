@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "results/eval_thresholds.hpp"
+#include "results/evaluation.hpp"
 #include "results/result_files.hpp"
 #include "store/result_store.hpp"
 
@@ -31,7 +33,15 @@ IngestOutcome IngestResultFiles(ResultStore& store, RunInfo run, const std::vect
 /// InputError listing the problems of every unusable file.
 std::vector<Point> ReadResultFiles(const std::vector<std::string>& paths, const ReadOptions& options);
 
-/// The run key `IngestResultFiles` derives for `points`: `ingest-` and 12 hex digits.
-std::string DerivedRunKey(const std::vector<Point>& points);
+/// The run key `IngestResultFiles` derives for `points` (and `evaluations`, when there are any):
+/// `ingest-` and 12 hex digits.
+std::string DerivedRunKey(const std::vector<Point>& points, const std::vector<Evaluation>& evaluations = {});
+
+/// Reads the eval folders at or below `paths` (FindEvalFolders: a sweep's `evals/<RESULT_FILENAME>/`
+/// folders) and stores their evaluations under `run` in one transaction; nothing is stored when any
+/// folder is unusable (the InputError lists every problem). The runner's use after an eval row:
+/// `IngestEvalFolders(*store, {sweep_id, …, "sweep"}, {eval_dir}, &thresholds)`.
+IngestOutcome IngestEvalFolders(ResultStore& store, RunInfo run, const std::vector<std::string>& paths,
+                                const EvalThresholds* thresholds);
 
 }  // namespace infermark::results

@@ -9,6 +9,8 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
+#include "results/eval_folder.hpp"
+#include "store/app_evaluations.hpp"
 
 namespace infermark::results {
 namespace {
@@ -82,6 +84,51 @@ bool IsAppRow(const Json& doc) {
   return doc.is_object() && doc.contains("hardware") && doc.contains("metrics") && doc["metrics"].is_object();
 }
 
+// A run's batch in `batches`, added when new.
+IngestBatch& BatchOf(std::vector<IngestBatch>& batches, const RunInfo& run) {
+  const auto existing =
+      std::find_if(batches.begin(), batches.end(), [&](const IngestBatch& b) { return b.run.run_key == run.run_key; });
+  if (existing != batches.end()) return *existing;
+  batches.push_back(IngestBatch{run, {}, {}});
+  return batches.back();
+}
+
+// The evaluation rows of an API file, one batch per workflow run. Two different rows with the same
+// configuration, task and concurrency in one run are refused; identical ones are stored once.
+void ReadAppEvaluations(const std::string& path, const Json& doc, const ReadOptions& options, const RunInfo& base,
+                        std::vector<IngestBatch>& batches) {
+  std::map<std::string, std::map<std::string, std::pair<std::size_t, std::string>>> seen;
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    if (!IsAppEvaluationRow(doc[i])) {
+      throw InputError(Diagnostic{{path, 0, 0},
+                                  "record " + std::to_string(i),
+                                  "",
+                                  "an evaluation row needs hardware, task and a metrics object (the file's first "
+                                  "row is one)"});
+    }
+    Evaluation e = EvaluationFromAppRow(doc[i], path, i, options.eval_thresholds);
+    RunInfo run = AppRunOf(doc[i]);
+    if (!base.run_key.empty()) {
+      run.run_key = base.run_key;
+      if (!base.label.empty()) run.label = base.label;
+    }
+    run.host = base.host;
+    run.infermark_version = base.infermark_version;
+    auto& keys = seen[run.run_key];
+    if (const auto it = keys.find(e.EvalKey()); it != keys.end()) {
+      if (it->second.second == e.raw_sha256) continue;
+      throw InputError(Diagnostic{{path, 0, 0},
+                                  "record " + std::to_string(i),
+                                  "",
+                                  "same configuration, task and concurrency as record " +
+                                      std::to_string(it->second.first) + " in run " + run.run_key +
+                                      ", with other scores"});
+    }
+    keys.emplace(e.EvalKey(), std::make_pair(i, e.raw_sha256));
+    BatchOf(batches, run).evaluations.push_back(std::move(e));
+  }
+}
+
 // Agg records only: one record or an array of them (agg_bmk.json).
 std::vector<Point> ReadAggFile(const std::string& path, const Json& doc, const ReadOptions& options) {
   if (doc.is_array()) {
@@ -105,6 +152,10 @@ void ReadAppFile(const std::string& path, const Json& doc, const ReadOptions& op
                  std::vector<IngestBatch>& batches) {
   if (!doc.is_array()) {
     throw InputError(Diagnostic{{path, 0, 0}, "", "", "InferenceX-app API data is a JSON array of benchmark rows"});
+  }
+  if (!doc.empty() && IsAppEvaluationRow(doc[0])) {
+    ReadAppEvaluations(path, doc, options, base, batches);
+    return;
   }
   std::vector<IngestBatch> own;
   std::map<std::string, std::size_t> batch_of;
@@ -137,17 +188,12 @@ void ReadAppFile(const std::string& path, const Json& doc, const ReadOptions& op
     }
     keys.emplace(canonical, std::make_pair(i, point.raw_sha256));
     const auto [slot, added] = batch_of.emplace(run.run_key, own.size());
-    if (added) own.push_back(IngestBatch{run, {}});
+    if (added) own.push_back(IngestBatch{run, {}, {}});
     own[slot->second].points.push_back(std::move(point));
   }
   for (IngestBatch& batch : own) {
-    const auto existing = std::find_if(batches.begin(), batches.end(),
-                                       [&](const IngestBatch& b) { return b.run.run_key == batch.run.run_key; });
-    if (existing == batches.end()) {
-      batches.push_back(std::move(batch));
-    } else {
-      for (Point& p : batch.points) existing->points.push_back(std::move(p));
-    }
+    IngestBatch& into = BatchOf(batches, batch.run);
+    for (Point& p : batch.points) into.points.push_back(std::move(p));
   }
 }
 
@@ -158,8 +204,9 @@ IngestFormat ParseIngestFormat(const std::string& text) {
   if (text == "result") return IngestFormat::kResult;
   if (text == "agg") return IngestFormat::kAgg;
   if (text == "inferencex-app") return IngestFormat::kInferenceXApp;
-  throw InputError(
-      Diagnostic{{}, "", "--format", "unknown format '" + text + "' (known: auto, result, agg, inferencex-app)"});
+  if (text == "lm-eval") return IngestFormat::kLmEval;
+  throw InputError(Diagnostic{
+      {}, "", "--format", "unknown format '" + text + "' (known: auto, result, agg, inferencex-app, lm-eval)"});
 }
 
 IngestFormat DetectIngestFormat(const Json& doc) {
@@ -274,9 +321,20 @@ RunInfo AppRunOf(const Json& row) {
 std::vector<IngestBatch> ReadIngestBatches(const std::vector<std::string>& paths, IngestFormat format,
                                            const ReadOptions& options, const RunInfo& base) {
   std::vector<IngestBatch> batches;
-  IngestBatch local{base, {}};
+  IngestBatch local{base, {}, {}};
   std::vector<Diagnostic> problems;
-  for (const std::string& file : ExpandResultPaths(paths)) {
+  if (format == IngestFormat::kAuto || format == IngestFormat::kLmEval) {
+    for (const std::string& folder : FindEvalFolders(paths)) {
+      try {
+        local.evaluations.push_back(ReadEvalFolder(folder, options.eval_thresholds));
+      } catch (const InputError& e) {
+        problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+      }
+    }
+  }
+  const std::vector<std::string> files =
+      format == IngestFormat::kLmEval ? std::vector<std::string>{} : ExpandResultPaths(paths);
+  for (const std::string& file : files) {
     try {
       if (format == IngestFormat::kResult) {
         for (Point& p : ReadResultFile(file, options)) local.points.push_back(std::move(p));
@@ -296,8 +354,14 @@ std::vector<IngestBatch> ReadIngestBatches(const std::vector<std::string>& paths
     }
   }
   if (!problems.empty()) throw InputError(std::move(problems));
-  if (!local.points.empty()) batches.insert(batches.begin(), std::move(local));
-  if (batches.empty()) throw InputError(Diagnostic{{}, "", "", "no result files found under the given paths"});
+  if (!local.points.empty() || !local.evaluations.empty()) batches.insert(batches.begin(), std::move(local));
+  if (batches.empty()) {
+    throw InputError(Diagnostic{{},
+                                "",
+                                "",
+                                format == IngestFormat::kLmEval ? "no eval folders found under the given paths"
+                                                                : "no result files found under the given paths"});
+  }
   return batches;
 }
 

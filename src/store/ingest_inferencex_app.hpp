@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/json_text.hpp"
+#include "results/evaluation.hpp"
 #include "results/point.hpp"
 #include "results/result_files.hpp"
 #include "store/result_store.hpp"
@@ -32,10 +33,11 @@ enum class IngestFormat {
   kAuto,           ///< Decide per file from its content (DetectIngestFormat).
   kResult,         ///< Client results, agg records or arrays of them (ReadResultFile).
   kAgg,            ///< InferenceX agg records only: one record or a JSON array (agg_bmk.json).
-  kInferenceXApp,  ///< InferenceX-app API rows: a JSON array of benchmark rows.
+  kInferenceXApp,  ///< InferenceX-app API rows: a JSON array of benchmark or evaluation rows.
+  kLmEval,         ///< Eval folders only (lm-eval's files, meta_env.json, eval_status.json).
 };
 
-/// `auto`, `result`, `agg` or `inferencex-app`; throws InputError naming `--format` for anything else.
+/// `auto`, `result`, `agg`, `inferencex-app` or `lm-eval`; throws InputError naming `--format` for anything else.
 IngestFormat ParseIngestFormat(const std::string& text);
 
 /// The format a parsed file holds: kInferenceXApp for an array whose first element has `hardware`
@@ -44,8 +46,9 @@ IngestFormat DetectIngestFormat(const Json& doc);
 
 /// Points to store under one run.
 struct IngestBatch {
-  RunInfo run;                ///< The run (key empty: derive it from the points, DerivedRunKey).
-  std::vector<Point> points;  ///< Its points.
+  RunInfo run;                          ///< The run (key empty: derive it from the points, DerivedRunKey).
+  std::vector<Point> points;            ///< Its points.
+  std::vector<Evaluation> evaluations;  ///< Its accuracy evaluations.
 };
 
 /// The InferenceX agg record for API row `index` of `path` (mapping above). Throws InputError
@@ -62,8 +65,11 @@ Point PointFromAppRow(const Json& row, const std::string& path, std::size_t inde
 RunInfo AppRunOf(const Json& row);
 
 /// Every file of `paths` (folders expanded as ExpandResultPaths does) read in `format` into batches:
-/// result and agg files all go into one batch under `base`; API rows go into one batch per
-/// workflow run (AppRunOf; under `base.run_key` instead when one is given). Every file is read
+/// result and agg files all go into one batch under `base`; API rows (benchmark or evaluation
+/// rows) go into one batch per workflow run (AppRunOf; under `base.run_key` instead when one is
+/// given). In `auto` and `lm-eval` format the eval folders at or below `paths` (FindEvalFolders,
+/// e.g. a result folder's `evals/*/`) become evaluations of the batch under `base`, with
+/// `options.eval_thresholds`. Every file is read
 /// before anything is returned; the InputError lists the problems of every unusable file. Two
 /// different rows with the same natural key in one run are refused naming both record indexes;
 /// identical duplicates are stored once.

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/diagnostic.hpp"
+#include "store/evaluation_rows.hpp"
 #include "store/postgres_db.hpp"
 #include "store/store_rows.hpp"
 #include "store/store_schema.hpp"
@@ -79,6 +81,56 @@ class PostgresStore final : public ResultStore {
     }
   }
 
+  IngestOutcome IngestEvaluations(const RunInfo& run, const std::vector<Evaluation>& evaluations) override {
+    if (run.run_key.empty()) throw std::invalid_argument("a run needs a key");
+    if (schema_version_ < kEvaluationsSchemaVersion) {
+      throw InputError(Diagnostic{{db_.name(), 0, 0},
+                                  "",
+                                  "",
+                                  "this store's schema (" + std::to_string(schema_version_) +
+                                      ") has no evaluations table; open it without a "
+                                      "target version to migrate it"});
+    }
+    for (int attempt = 1;; ++attempt) {
+      try {
+        db_.Exec("BEGIN");
+        IngestOutcome outcome;
+        outcome.run_id = EnsureRun(run);
+        for (const Evaluation& e : evaluations) StoreEvaluation(outcome, e);
+        db_.Exec("COMMIT");
+        return outcome;
+      } catch (const PgError& e) {
+        const bool lost = db_.Broken();
+        if (lost) {
+          db_.Reconnect();
+        } else {
+          db_.Exec("ROLLBACK");
+        }
+        if (!(lost || Retryable(e)) || attempt == kIngestAttempts) throw;
+      } catch (...) {
+        if (!db_.Broken()) db_.Exec("ROLLBACK");
+        throw;
+      }
+    }
+  }
+
+  std::vector<Evaluation> Evaluations(const EvaluationQuery& query) override {
+    if (schema_version_ < kEvaluationsSchemaVersion) return {};
+    return Reading([&] {
+      std::vector<StoreValue> values;
+      const std::string where = EvaluationWhere(
+          query, [](int n) { return "$" + std::to_string(n); }, values);
+      std::vector<PgParam> params;
+      for (const StoreValue& v : values) params.push_back(Param(v));
+      const PgResult q = db_.Query(
+          "SELECT " + EvaluationSelectList() + " FROM evaluations e JOIN runs r ON r.id = e.run_id" + where, params);
+      std::vector<Evaluation> evaluations;
+      for (int i = 0; i < q.Rows(); ++i) evaluations.push_back(ReadEvaluationRow(PgResult::Row(q, i)));
+      SortEvaluations(evaluations);
+      return evaluations;
+    });
+  }
+
   std::vector<RunSummary> ListRuns() override {
     return Reading([&] { return ReadRuns(); });
   }
@@ -112,10 +164,13 @@ class PostgresStore final : public ResultStore {
   }
 
   std::vector<RunSummary> ReadRuns() {
+    const std::string evaluations = schema_version_ >= kEvaluationsSchemaVersion
+                                        ? "(SELECT COUNT(*) FROM evaluations e WHERE e.run_id = r.id)"
+                                        : "0";
     const PgResult q = db_.Query(
         "SELECT r.id, r.run_key, r.label, r.recipe, r.host, r.infermark_version, r.source, r.created_at, "
-        "COUNT(p.id), COUNT(p.id) FILTER (WHERE p.kind = 'predicted'), COALESCE(MAX(p.time_scale), 1) "
-        "FROM runs r LEFT JOIN points p ON p.run_id = r.id GROUP BY r.id ORDER BY r.id");
+        "COUNT(p.id), COUNT(p.id) FILTER (WHERE p.kind = 'predicted'), COALESCE(MAX(p.time_scale), 1), " +
+        evaluations + " FROM runs r LEFT JOIN points p ON p.run_id = r.id GROUP BY r.id ORDER BY r.id");
     std::vector<RunSummary> runs;
     for (int i = 0; i < q.Rows(); ++i) {
       RunSummary s;
@@ -125,6 +180,7 @@ class PostgresStore final : public ResultStore {
       s.points = static_cast<int>(q.Int(i, 8));
       s.predicted_points = static_cast<int>(q.Int(i, 9));
       s.max_time_scale = q.Double(i, 10);
+      s.evaluations = static_cast<int>(q.Int(i, 11));
       runs.push_back(std::move(s));
     }
     return runs;
@@ -225,6 +281,34 @@ class PostgresStore final : public ResultStore {
     outcome.added += added;
     outcome.updated += written.Rows() - added;
     outcome.unchanged += static_cast<int>(batch.size()) - written.Rows();
+  }
+
+  // One evaluation: inserted, replaced when its raw text changed, else left alone (no row returned).
+  void StoreEvaluation(IngestOutcome& outcome, const Evaluation& evaluation) {
+    const EvaluationRow row = MakeEvaluationRow(evaluation, outcome.run_id);
+    std::string names, values, sets;
+    std::vector<PgParam> params;
+    for (const auto& [name, value] : row.columns) {
+      params.push_back(Param(value));
+      names += std::string(name) + ", ";
+      values += "$" + std::to_string(params.size()) + ", ";
+      sets += std::string(name) + " = EXCLUDED." + name + ", ";
+    }
+    params.push_back(IsoUtcNow());
+    names += "ingested_at";
+    values += "$" + std::to_string(params.size());
+    sets += "updated_at = EXCLUDED.ingested_at";
+    const PgResult written = db_.Query("INSERT INTO evaluations (" + names + ") VALUES (" + values +
+                                           ") ON CONFLICT (run_id, eval_key) DO UPDATE SET " + sets +
+                                           " WHERE evaluations.raw_sha256 <> EXCLUDED.raw_sha256 RETURNING (xmax = 0)",
+                                       params);
+    if (written.Rows() == 0) {
+      ++outcome.unchanged;
+    } else if (written.Text(0, 0) == "t") {
+      ++outcome.added;
+    } else {
+      ++outcome.updated;
+    }
   }
 
   PgConnection db_;

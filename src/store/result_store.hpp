@@ -1,4 +1,5 @@
-// The results store: runs (one sweep, prediction or ingest) and their points, with provenance.
+// The results store: runs (one sweep, prediction or ingest), their points and their accuracy
+// evaluations, with provenance.
 // `OpenStore` gives the SQLite implementation; the interface is what a PostgreSQL store for teams
 // would implement too. The runner stores each finished row in-process through `Ingest`.
 #pragma once
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "results/evaluation.hpp"
 #include "results/point.hpp"
 
 namespace infermark::results {
@@ -31,6 +33,19 @@ struct RunSummary {
   int points = 0;             ///< Points stored.
   int predicted_points = 0;   ///< Of which predicted.
   double max_time_scale = 1;  ///< Largest time scale among its points (1: all real time).
+  int evaluations = 0;        ///< Evaluations stored (schema 8 on).
+};
+
+/// Which evaluations to read; empty fields select all.
+struct EvaluationQuery {
+  std::optional<std::int64_t> run_id;  ///< One run's.
+  std::string model;                   ///< Model id.
+  std::string model_prefix;            ///< InferenceX model prefix.
+  std::string hw;                      ///< Hardware.
+  std::string framework;               ///< Serving framework.
+  std::string precision;               ///< Precision.
+  std::string task;                    ///< Task (`gsm8k`).
+  std::string status;                  ///< `scored`, `not_run`, `invalid` or `incomplete`.
 };
 
 /// What one Ingest call did, point by point.
@@ -61,6 +76,13 @@ class ResultStore {
   /// Points orders them; each carries its run's id and key. `raw_json` is left empty (the client's
   /// result file, often large; Points reads it); `raw_sha256` names it.
   virtual std::vector<Point> AllPoints() = 0;
+  /// Stores `evaluations` under `run` in one transaction, creating the run if needed; idempotent on
+  /// (run, Evaluation::EvalKey) as Ingest is on point keys. Throws InputError on a store older than
+  /// schema 8 (opened with a target version).
+  virtual IngestOutcome IngestEvaluations(const RunInfo& run, const std::vector<Evaluation>& evaluations) = 0;
+  /// The evaluations `query` selects, ordered by run id, then configuration, task and eval
+  /// concurrency; each carries its run's id and key. Empty on a store older than schema 8.
+  virtual std::vector<Evaluation> Evaluations(const EvaluationQuery& query) = 0;
   /// The schema version of the open store.
   virtual int SchemaVersion() = 0;
 };

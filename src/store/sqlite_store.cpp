@@ -8,6 +8,7 @@
 
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
+#include "store/evaluation_rows.hpp"
 #include "store/result_store.hpp"
 #include "store/sqlite_db.hpp"
 #include "store/store_rows.hpp"
@@ -59,11 +60,46 @@ class SqliteStore final : public ResultStore {
     return outcome;
   }
 
+  IngestOutcome IngestEvaluations(const RunInfo& run, const std::vector<Evaluation>& evaluations) override {
+    RequireEvaluations();
+    IngestOutcome outcome;
+    db_.Exec("BEGIN IMMEDIATE");
+    try {
+      outcome.run_id = EnsureRun(run);
+      for (const Evaluation& e : evaluations) StoreEvaluation(outcome, e);
+      for (auto& [sql, statement] : statements_) statement->Reset();
+      db_.Exec("COMMIT");
+    } catch (...) {
+      for (auto& [sql, statement] : statements_) statement->Reset();
+      db_.Exec("ROLLBACK");
+      throw;
+    }
+    return outcome;
+  }
+
+  std::vector<Evaluation> Evaluations(const EvaluationQuery& query) override {
+    if (schema_version_ < kEvaluationsSchemaVersion) return {};
+    std::vector<StoreValue> params;
+    const std::string where = EvaluationWhere(
+        query, [](int n) { return "?" + std::to_string(n); }, params);
+    SqliteStatement q(
+        db_, "SELECT " + EvaluationSelectList() + " FROM evaluations e JOIN runs r ON r.id = e.run_id" + where);
+    for (std::size_t i = 0; i < params.size(); ++i) BindValue(q, static_cast<int>(i + 1), params[i]);
+    std::vector<Evaluation> evaluations;
+    while (q.Step()) evaluations.push_back(ReadEvaluationRow(q));
+    SortEvaluations(evaluations);
+    return evaluations;
+  }
+
   std::vector<RunSummary> ListRuns() override {
+    const std::string evaluations = schema_version_ >= kEvaluationsSchemaVersion
+                                        ? "(SELECT COUNT(*) FROM evaluations e WHERE e.run_id = r.id)"
+                                        : "0";
     SqliteStatement q(db_,
                       "SELECT r.id, r.run_key, r.label, r.recipe, r.host, r.infermark_version, r.source, r.created_at, "
-                      "COUNT(p.id), COALESCE(SUM(p.kind = 'predicted'), 0), COALESCE(MAX(p.time_scale), 1) "
-                      "FROM runs r LEFT JOIN points p ON p.run_id = r.id GROUP BY r.id ORDER BY r.id");
+                      "COUNT(p.id), COALESCE(SUM(p.kind = 'predicted'), 0), COALESCE(MAX(p.time_scale), 1), " +
+                          evaluations +
+                          " FROM runs r LEFT JOIN points p ON p.run_id = r.id GROUP BY r.id ORDER BY r.id");
     std::vector<RunSummary> runs;
     while (q.Step()) {
       RunSummary s;
@@ -73,6 +109,7 @@ class SqliteStore final : public ResultStore {
       s.points = static_cast<int>(q.Int(8));
       s.predicted_points = static_cast<int>(q.Int(9));
       s.max_time_scale = q.Double(10);
+      s.evaluations = static_cast<int>(q.Int(11));
       runs.push_back(std::move(s));
     }
     return runs;
@@ -156,6 +193,47 @@ class SqliteStore final : public ResultStore {
     const std::string id_param = "?" + std::to_string(columns.size() + 1);
     SqliteStatement& write = Cached(id == 0 ? "INSERT INTO points (" + names + ") VALUES (" + values + ")"
                                             : "UPDATE points SET " + sets + " WHERE id = " + id_param);
+    for (std::size_t i = 0; i < columns.size(); ++i) BindValue(write, static_cast<int>(i + 1), columns[i].second);
+    if (id != 0) write.Bind(static_cast<int>(columns.size() + 1), id);
+    write.Step();
+    ++(id == 0 ? outcome.added : outcome.updated);
+  }
+
+  void RequireEvaluations() const {
+    if (schema_version_ < kEvaluationsSchemaVersion) {
+      throw InputError(Diagnostic{{db_.path(), 0, 0},
+                                  "",
+                                  "",
+                                  "this store's schema (" + std::to_string(schema_version_) +
+                                      ") has no evaluations table; open it without a "
+                                      "target version to migrate it"});
+    }
+  }
+
+  void StoreEvaluation(IngestOutcome& outcome, const Evaluation& evaluation) {
+    EvaluationRow row = MakeEvaluationRow(evaluation, outcome.run_id);
+    SqliteStatement& existing = Cached("SELECT id, raw_sha256 FROM evaluations WHERE run_id = ?1 AND eval_key = ?2");
+    existing.Bind(1, outcome.run_id).Bind(2, row.key);
+    std::int64_t id = 0;
+    if (existing.Step()) {
+      id = existing.Int(0);
+      if (existing.Text(1) == row.sha256) {
+        ++outcome.unchanged;
+        return;
+      }
+    }
+    auto& columns = row.columns;
+    columns.emplace_back(id == 0 ? "ingested_at" : "updated_at", IsoUtcNow());
+    std::string names, values, sets;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const std::string param = "?" + std::to_string(i + 1);
+      names += (i ? ", " : "") + std::string(columns[i].first);
+      values += (i ? ", " : "") + param;
+      sets += (i ? ", " : "") + std::string(columns[i].first) + " = " + param;
+    }
+    const std::string id_param = "?" + std::to_string(columns.size() + 1);
+    SqliteStatement& write = Cached(id == 0 ? "INSERT INTO evaluations (" + names + ") VALUES (" + values + ")"
+                                            : "UPDATE evaluations SET " + sets + " WHERE id = " + id_param);
     for (std::size_t i = 0; i < columns.size(); ++i) BindValue(write, static_cast<int>(i + 1), columns[i].second);
     if (id != 0) write.Bind(static_cast<int>(columns.size() + 1), id);
     write.Step();

@@ -138,6 +138,57 @@ TEST_P(ApiTest, PointsCarryDerivedFiguresAndProvenance) {
   }
 }
 
+TEST_P(ApiTest, EvaluationsFilterAndLinkToThePointsOfTheirConfiguration) {
+  const Json all = Get("/api/v1/evaluations");
+  ASSERT_EQ(all["count"], 2);
+  const Json& scored = all["evaluations"][0];
+  EXPECT_EQ(scored["conc"], 16);
+  EXPECT_EQ(scored["status"], "scored");
+  EXPECT_EQ(scored["verdict"], "PASS");
+  EXPECT_DOUBLE_EQ(scored["score"].get<double>(), 0.95);
+  EXPECT_DOUBLE_EQ(scored["stderr"].get<double>(), 0.006);
+  EXPECT_DOUBLE_EQ(scored["threshold"].get<double>(), 0.92);
+  EXPECT_EQ(scored["run_label"], "Nightly 2");
+  EXPECT_EQ(scored["hardware"], "mi355x");
+  ASSERT_EQ(scored["points"].size(), 2u);  // conc 16 of both nights
+  const Json& not_run = all["evaluations"][1];
+  EXPECT_EQ(not_run["verdict"], "NOT RUN");
+  EXPECT_TRUE(not_run["score"].is_null());
+  EXPECT_TRUE(not_run["passed"].is_null());
+  EXPECT_EQ(not_run["reasons"][0], "not_run in the sample");
+
+  // Each linked point names the evaluation back, with the route that lists it.
+  const std::int64_t point = scored["points"][0].get<std::int64_t>();
+  const Json points = Get("/api/v1/points", "hardware=mi355x&framework=vllm&sequence=1k%2F1k");
+  int linked = 0;
+  for (const Json& p : points["points"]) {
+    if (p["evaluations"].empty()) {
+      EXPECT_TRUE(p["evaluations_url"].is_null());
+      continue;
+    }
+    ++linked;
+    EXPECT_EQ(p["evaluations_url"], "/api/v1/evaluations?point=" + std::to_string(p["id"].get<std::int64_t>()));
+    EXPECT_TRUE(p["conc"] == 16 || p["conc"] == 64) << p.dump();
+  }
+  EXPECT_EQ(linked, 4);  // conc 16 and 64 of both nights
+  const Json by_point = Get("/api/v1/evaluations", "point=" + std::to_string(point));
+  ASSERT_EQ(by_point["count"], 1);
+  EXPECT_EQ(by_point["evaluations"][0]["id"], scored["id"]);
+
+  EXPECT_EQ(Get("/api/v1/evaluations", "status=not_run")["count"], 1);
+  EXPECT_EQ(Get("/api/v1/evaluations", "verdict=pass")["count"], 1);
+  EXPECT_EQ(Get("/api/v1/evaluations", "verdict=not%20run,pass")["count"], 2);
+  EXPECT_EQ(Get("/api/v1/evaluations", "hardware=b200")["count"], 0);
+  EXPECT_EQ(Get("/api/v1/evaluations", "run=nightly-1")["count"], 0);
+  EXPECT_EQ(Get("/api/v1/evaluations", "run=nightly-2&task=gsm8k")["count"], 2);
+  EXPECT_EQ(Get("/api/v1/meta")["store"]["evaluations"], 2);
+  ExpectBadField("/api/v1/evaluations", "status=done", "status");
+  ExpectBadField("/api/v1/evaluations", "verdict=maybe", "verdict");
+  ExpectBadField("/api/v1/evaluations", "run=nightly-9", "run");
+  ExpectBadField("/api/v1/evaluations", "point=x", "point");
+  ExpectBadField("/api/v1/evaluations", "sequence=1k%2F1k", "sequence");
+}
+
 TEST_P(ApiTest, PointFiltersCombine) {
   const auto count = [this](const std::string& query) { return Get("/api/v1/points", query)["count"].get<int>(); };
   EXPECT_EQ(count(""), 21);

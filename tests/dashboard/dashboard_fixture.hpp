@@ -1,7 +1,8 @@
 // A small store with known points for the dashboard's tests: two measured nightly runs a week apart
 // (mi355x vLLM FP4 20 % slower in the second, b200 SGLang FP4 1.5x as fast as mi355x in both), a
 // b200 SGLang FP8 MTP series, a dominated mi355x point, measured power on the first night's mi355x
-// points, and a predicted 8k/1k run.
+// points, a predicted 8k/1k run, and two evaluations of the second night (mi355x conc 16 passing,
+// conc 64 not run).
 #pragma once
 
 #include <unistd.h>
@@ -72,6 +73,9 @@ inline void FillStore(const std::string& url) {
   std::vector<results::Point> second = DatedCurve(slower, concs, "2026-11-08");
   for (auto& p : DatedCurve(b200, concs, "2026-11-08")) second.push_back(p);
   store->Ingest(night2, second);
+  // The second night's accuracy: mi355x conc 16 scored and passing, conc 64 not run.
+  store->IngestEvaluations(night2, {results::sample::SampleEvaluation(mi355x, 16, results::EvalStatus::kScored, 0.95),
+                                    results::sample::SampleEvaluation(mi355x, 64, results::EvalStatus::kNotRun)});
 
   results::sample::SampleSpec eight_k = mi355x;
   eight_k.isl = 8192;

@@ -51,7 +51,7 @@ std::vector<ReportRun> Runs() {
   run.id = 1;
   run.info.run_key = run.info.label = "sweep-1";
   run.points = static_cast<int>(points.size());
-  return {ReportRun{run, points}};
+  return {ReportRun{run, points, {}}};
 }
 
 TEST(AgenticReport, DrawnApartWithHaloCacheChartAndTable) {

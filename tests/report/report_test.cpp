@@ -60,8 +60,8 @@ std::vector<ReportRun> SampleRuns() {
   scaled.time_scale = 20;
   auto scaled_points = sample::SampleCurve(scaled, {1, 4, 16, 64});
   for (auto& p : scaled_points) measured.push_back(p);
-  return {ReportRun{Summary(1, "sweep-1", measured), measured},
-          ReportRun{Summary(2, "predict-1", predicted), predicted}};
+  return {ReportRun{Summary(1, "sweep-1", measured), measured, {}},
+          ReportRun{Summary(2, "predict-1", predicted), predicted, {}}};
 }
 
 TEST(Report, ChartsPointsAndLegends) {

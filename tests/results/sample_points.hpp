@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/json_text.hpp"
+#include "results/evaluation.hpp"
 #include "results/point.hpp"
 
 namespace infermark::results::sample {
@@ -77,6 +78,31 @@ inline std::vector<Point> SampleCurve(const SampleSpec& s, const std::vector<int
   std::vector<Point> points;
   for (int c : concs) points.push_back(SamplePoint(s, c));
   return points;
+}
+
+/// A GSM8K evaluation of the configuration of SamplePoint(s, conc): scored (`score` with stderr
+/// 0.006, gated at 0.92 by the model prefix minimaxm3) or, for another status, without a score.
+inline Evaluation SampleEvaluation(const SampleSpec& s, int conc, EvalStatus status, double score = 0) {
+  Evaluation e;
+  e.key = SamplePoint(s, conc).key;
+  e.model_prefix = "minimaxm3";
+  e.task = "gsm8k";
+  e.metric = "exact_match,strict-match";
+  e.status = status;
+  e.eval_concurrency = conc;
+  e.threshold = 0.92;
+  e.threshold_source = "minimaxm3";
+  e.date = "2026-11-08T04:00:00Z";
+  if (status == EvalStatus::kScored) {
+    e.score = score;
+    e.score_stderr = 0.006;
+    e.n = 1319;
+    ApplyThreshold(e);
+  } else {
+    e.reasons = {std::string(EvalStatusName(status)) + " in the sample"};
+  }
+  e.raw_json = "{\"sample\":\"" + e.EvalKey() + " " + EvalStatusName(status) + " " + std::to_string(score) + "\"}";
+  return e;
 }
 
 }  // namespace infermark::results::sample

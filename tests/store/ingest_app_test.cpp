@@ -2,16 +2,21 @@
 // benchmarks.json, rows of the app's captured production fixture) become agg records field by
 // field, one run per workflow run, stored idempotently; agg_bmk.json (an array of agg records) is
 // read as agg records; bad rows are refused naming the file, the record, the field and the rule.
+// The app's evaluation rows (tests/fixtures/inferencex-app-evaluations) become evaluations keyed as
+// the app's points of their configuration, marked as ingested from InferenceX-app.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
+#include "results/eval_thresholds.hpp"
 #include "results/multinode_fields.hpp"
 #include "run_binary.hpp"
+#include "store/app_evaluations.hpp"
 #include "store/ingest_inferencex_app.hpp"
 #include "store/result_store.hpp"
 #include "test_paths.hpp"
@@ -23,6 +28,7 @@ namespace fs = std::filesystem;
 
 const std::string kApp = test::Fixture("inferencex-app/benchmarks.json");
 const std::string kAggBmk = test::Fixture("inferencex-app/agg_bmk.json");
+const std::string kAppEvals = test::Fixture("inferencex-app-evaluations/evaluations.json");
 
 Json Rows() {
   return Json::parse(ReadFile(kApp));
@@ -291,6 +297,114 @@ TEST_F(IngestApp, CommandStoresPublicRowsOnceAndRefusesTheWrongFormat) {
   const auto unknown = test::RunInfermark({"results", "ingest", "--db", fresh, "--format", "csv", kApp});
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.err.find("--format"), std::string::npos) << unknown.err;
+}
+
+TEST_F(IngestApp, EvaluationRowsBecomeEvaluationsPerWorkflowRun) {
+  const EvalThresholds thresholds = LoadEvalThresholds(test::SourcePath("data/evals/thresholds.yaml"));
+  ReadOptions options;
+  options.eval_thresholds = &thresholds;
+  const auto batches = ReadIngestBatches({kAppEvals}, IngestFormat::kAuto, options, {});
+  ASSERT_EQ(batches.size(), 40u);  // every row of the sample is from its own workflow run
+  std::size_t evaluations = 0;
+  for (const IngestBatch& b : batches) {
+    EXPECT_TRUE(b.points.empty());
+    evaluations += b.evaluations.size();
+  }
+  EXPECT_EQ(evaluations, 40u);
+  const IngestBatch& first = batches[0];
+  EXPECT_EQ(first.run.run_key, "inferencex-app-run-27485974465-1");
+  const Evaluation& e = first.evaluations.at(0);
+  EXPECT_EQ(e.origin, kEvalOriginInferenceXApp);
+  EXPECT_EQ(e.key.hw, "mi300x");
+  EXPECT_EQ(e.key.model, "minimaxm3");
+  EXPECT_EQ(e.model_prefix, "minimaxm3");
+  EXPECT_EQ(e.key.framework, "vllm");
+  EXPECT_TRUE(e.key.disagg);
+  EXPECT_EQ(e.key.topology, "tp8-ep1-dpafalse-pp1-dcp1-pcp1");
+  EXPECT_EQ(e.key.conc, 64);
+  EXPECT_EQ(e.key.isl, 0);  // the rows carry no sequence lengths
+  EXPECT_EQ(e.task, "gsm8k");
+  EXPECT_EQ(e.status, EvalStatus::kScored);
+  EXPECT_DOUBLE_EQ(*e.score, 0.9575435936315391);
+  EXPECT_DOUBLE_EQ(*e.score_stderr, 0.005553837749990046);
+  EXPECT_DOUBLE_EQ(*e.flexible_score, 0.9567854435178166);
+  EXPECT_EQ(e.n, 1319);
+  EXPECT_EQ(e.date, "2026-06-14T04:08:16Z");
+  EXPECT_EQ(e.run_url, "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/27485974465");
+  EXPECT_DOUBLE_EQ(*e.threshold, 0.90);  // no minimaxm3 override: the task's default
+  EXPECT_EQ(e.threshold_source, "default");
+  EXPECT_EQ(e.passed, true);
+  // The multi-node row that also has the universal score: its pools, and `score` read first.
+  const Evaluation& multinode = batches[24].evaluations.at(0);
+  EXPECT_TRUE(multinode.is_multinode);
+  EXPECT_EQ(multinode.key.topology, "p15x-tp4-ep4-dpatrue+d1x-tp12-ep12-dpatrue");
+  EXPECT_DOUBLE_EQ(*multinode.score, 0.9598180439727066);
+  EXPECT_EQ(multinode.threshold_source, "dsv4");
+}
+
+TEST_F(IngestApp, EvaluationRowLinksToTheAppPointOfItsConfiguration) {
+  Json bench = Rows()[0];
+  const Point point = PointFromAppRow(bench, kApp, 0);
+  Json row = bench;
+  row.erase("metrics");
+  row["task"] = "gsm8k";
+  row["metrics"] = Json{{"em_strict", 0.93}, {"em_strict_se", 0.007}, {"n_eff", 1319}};
+  const Evaluation e = EvaluationFromAppRow(row, "rows.json", 0, nullptr);
+  EXPECT_TRUE(SameConfiguration(e.key, point.key)) << e.key.Canonical() << " vs " << point.key.Canonical();
+  row["conc"] = bench["conc"].get<long long>() * 2;
+  EXPECT_FALSE(SameConfiguration(EvaluationFromAppRow(row, "rows.json", 0, nullptr).key, point.key));
+}
+
+TEST_F(IngestApp, BadEvaluationRowsNameRecordFieldAndRule) {
+  Json rows = Json::parse(ReadFile(kAppEvals));
+  rows[1]["metrics"]["em_strict"] = "high";
+  EXPECT_NE(ErrorOf(rows).find("entry 'record 1' field 'metrics.em_strict': must be a finite number"),
+            std::string::npos)
+      << ErrorOf(rows);
+  rows[1]["metrics"]["em_strict"] = 1.2;
+  EXPECT_NE(ErrorOf(rows).find("between 0 and 1"), std::string::npos) << ErrorOf(rows);
+  rows[1]["metrics"]["em_strict"] = 0.9;
+  rows[1].erase("task");
+  EXPECT_NE(ErrorOf(rows).find("entry 'record 1': an evaluation row needs hardware, task"), std::string::npos)
+      << ErrorOf(rows);
+  rows[1]["task"] = "gsm8k";
+  rows[1].erase("conc");
+  EXPECT_NE(ErrorOf(rows).find("field 'conc': field required"), std::string::npos) << ErrorOf(rows);
+  // A row without a score is stored as INVALID, never as a 0.
+  rows[1]["conc"] = 64;
+  rows[1]["metrics"].erase("em_strict");
+  const auto batches = ReadIngestBatches({Write(rows)}, IngestFormat::kInferenceXApp, {}, {});
+  const Evaluation& unscored = batches.at(1).evaluations.at(0);
+  EXPECT_EQ(unscored.status, EvalStatus::kInvalid);
+  EXPECT_FALSE(unscored.score.has_value());
+  EXPECT_EQ(unscored.Verdict(), "INVALID");
+}
+
+TEST_F(IngestApp, CommandStoresEvaluationsAndShowsThem) {
+  const std::string db = (dir_ / "evals.db").string();
+  const auto first = test::RunInfermark({"results", "ingest", "--db", db, "--format", "inferencex-app", kAppEvals});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("(inferencex-app-run-27485974465-1): 1 added, 0 updated, 0 unchanged (1 evaluation(s))"),
+            std::string::npos)
+      << first.out;
+  const auto again = test::RunInfermark({"results", "ingest", "--db", db, kAppEvals});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("0 added, 0 updated, 1 unchanged (1 evaluation(s))"), std::string::npos) << again.out;
+  EXPECT_EQ(again.out.find(" added, 0 updated, 0 unchanged (0 point(s))"), std::string::npos) << again.out;
+  auto store = OpenStore(db);
+  EXPECT_EQ(store->ListRuns().size(), 40u);
+  EXPECT_EQ(store->Evaluations({}).size(), 40u);
+  const auto show = test::RunInfermark({"results", "show", "--db", db, "inferencex-app-run-27485974465-1"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("1 evaluation(s)"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("0.9575 ± 0.0056"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("inferencex-app"), std::string::npos) << show.out;
+  const auto list = test::RunInfermark({"results", "list", "--db", db});
+  EXPECT_NE(list.out.find("evals"), std::string::npos) << list.out;
+  const auto csv = test::RunInfermark({"results", "export", "--csv", "--evaluations", "--db", db});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 41);
+  EXPECT_EQ(csv.out.rfind("run,model,model_prefix,hw,", 0), 0u) << csv.out.substr(0, 200);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -330,6 +331,138 @@ TEST_P(StoreSuite, MigrationSevenKeepsPointsAndStoresPowerReasons) {
   const auto back = store->Points(outcome.run_id);
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].provenance.power_invalid_reasons, std::vector<std::string>{"telemetry_file_missing"});
+  fs::remove_all(files);
+}
+
+TEST_P(StoreSuite, EvaluationsRoundTripIdempotentlyAndFilter) {
+  auto store = Open();
+  const std::vector<Evaluation> evaluations = {
+      sample::SampleEvaluation({}, 16, EvalStatus::kScored, 0.95),
+      sample::SampleEvaluation({}, 64, EvalStatus::kScored, 0.62),
+      sample::SampleEvaluation({}, 256, EvalStatus::kNotRun),
+      sample::SampleEvaluation({.hw = "b200"}, 64, EvalStatus::kInvalid),
+  };
+  const IngestOutcome first = store->IngestEvaluations(Run("sweep-1"), evaluations);
+  EXPECT_EQ(first.added, 4);
+  const IngestOutcome again = store->IngestEvaluations(Run("sweep-1"), evaluations);
+  EXPECT_EQ(again.unchanged, 4);
+  EXPECT_EQ(again.added + again.updated, 0);
+  auto changed = evaluations;
+  changed[1].score = 0.93;
+  changed[1].passed.reset();
+  changed[1].reasons.clear();
+  ApplyThreshold(changed[1]);
+  changed[1].raw_json = "{\"rescored\":true}";
+  const IngestOutcome replaced = store->IngestEvaluations(Run("sweep-1"), changed);
+  EXPECT_EQ(replaced.updated, 1);
+  EXPECT_EQ(replaced.unchanged, 3);
+
+  const RunSummary run = store->FindRun("sweep-1");
+  EXPECT_EQ(run.evaluations, 4);
+  EXPECT_EQ(run.points, 0);
+  EvaluationQuery all;
+  all.run_id = run.id;
+  const std::vector<Evaluation> back = store->Evaluations(all);
+  ASSERT_EQ(back.size(), 4u);
+  // In configuration order: model, lengths, then hardware (b200 before mi355x), then concurrency.
+  EXPECT_EQ(back[0].key.hw, "b200");
+  EXPECT_EQ(back[1].key.conc, 16);
+  EXPECT_EQ(back[2].key.conc, 64);
+  EXPECT_EQ(back[3].key.conc, 256);
+  const Evaluation& pass = back[1];
+  EXPECT_EQ(pass.run_key, "sweep-1");
+  EXPECT_EQ(pass.run_id, run.id);
+  EXPECT_GT(pass.id, 0);
+  EXPECT_EQ(pass.key.Canonical(), evaluations[0].key.Canonical());
+  EXPECT_EQ(pass.status, EvalStatus::kScored);
+  EXPECT_DOUBLE_EQ(*pass.score, 0.95);
+  EXPECT_DOUBLE_EQ(*pass.score_stderr, 0.006);
+  EXPECT_EQ(pass.n, 1319);
+  EXPECT_DOUBLE_EQ(*pass.threshold, 0.92);
+  EXPECT_EQ(pass.threshold_source, "minimaxm3");
+  EXPECT_EQ(pass.passed, true);
+  EXPECT_EQ(pass.model_prefix, "minimaxm3");
+  EXPECT_EQ(pass.eval_concurrency, 16);
+  EXPECT_EQ(pass.date, "2026-11-08T04:00:00Z");
+  EXPECT_EQ(back[2].passed, true);  // rescored 0.93
+  EXPECT_DOUBLE_EQ(*back[2].score, 0.93);
+  const Evaluation& not_run = back[3];
+  EXPECT_EQ(not_run.status, EvalStatus::kNotRun);
+  EXPECT_FALSE(not_run.score.has_value());
+  EXPECT_FALSE(not_run.score_stderr.has_value());
+  EXPECT_FALSE(not_run.n.has_value());
+  EXPECT_FALSE(not_run.passed.has_value());
+  EXPECT_EQ(not_run.reasons, std::vector<std::string>{"not_run in the sample"});
+
+  EvaluationQuery b200;
+  b200.hw = "b200";
+  ASSERT_EQ(store->Evaluations(b200).size(), 1u);
+  EXPECT_EQ(store->Evaluations(b200)[0].status, EvalStatus::kInvalid);
+  EvaluationQuery scored;
+  scored.status = "scored";
+  scored.task = "gsm8k";
+  EXPECT_EQ(store->Evaluations(scored).size(), 2u);
+  EvaluationQuery other_run;
+  other_run.run_id = run.id + 100;
+  EXPECT_TRUE(store->Evaluations(other_run).empty());
+  // A second run keeps its own copy of the same configurations.
+  EXPECT_EQ(store->IngestEvaluations(Run("sweep-2"), evaluations).added, 4);
+  EXPECT_EQ(store->Evaluations({}).size(), 8u);
+}
+
+TEST_P(StoreSuite, MigrationEightKeepsPointsAndAddsEvaluations) {
+  {
+    StoreOptions v7;
+    v7.target_schema_version = 7;
+    auto old_store = Open(v7);
+    EXPECT_EQ(old_store->SchemaVersion(), 7);
+    EXPECT_EQ(old_store->Ingest(Run("old"), sample::SampleCurve({}, {16, 64})).added, 2);
+    EXPECT_TRUE(old_store->Evaluations({}).empty());  // no table yet
+    EXPECT_EQ(old_store->ListRuns().at(0).evaluations, 0);
+    EXPECT_THROW(old_store->IngestEvaluations(Run("old"), {sample::SampleEvaluation({}, 16, EvalStatus::kNotRun)}),
+                 InputError);
+  }
+  auto store = Open();
+  EXPECT_EQ(store->SchemaVersion(), CurrentSchemaVersion());
+  ASSERT_GE(CurrentSchemaVersion(), 8);
+  const RunSummary run = store->FindRun("old");
+  EXPECT_EQ(store->Points(run.id).size(), 2u);
+  EXPECT_EQ(run.evaluations, 0);
+  EXPECT_EQ(store->IngestEvaluations(Run("old"), {sample::SampleEvaluation({}, 16, EvalStatus::kScored, 0.5)}).added,
+            1);
+  EXPECT_EQ(store->FindRun("old").evaluations, 1);
+  EXPECT_EQ(store->FindRun("old").points, 2);
+  const auto evaluations = store->Evaluations({});
+  ASSERT_EQ(evaluations.size(), 1u);
+  EXPECT_TRUE(SameConfiguration(evaluations[0].key, store->Points(run.id).at(0).key));
+}
+
+TEST_P(StoreSuite, EvalFoldersIngestUnderOneRun) {
+  const fs::path files = fs::temp_directory_path() / ("infermark_eval_folders_" + std::to_string(::getpid()) +
+                                                      (GetParam() == StoreKind::kPostgres ? "_pg" : "_sqlite"));
+  fs::remove_all(files);
+  fs::create_directories(files / "evals");
+  for (const char* name : {"scored-pass", "scored-fail", "not-run", "invalid"}) {
+    fs::copy(test::Fixture(std::string("evals/") + name), files / "evals" / name, fs::copy_options::recursive);
+  }
+  auto store = Open();
+  const IngestOutcome outcome = IngestEvalFolders(*store, Run("evals"), {files.string()}, nullptr);
+  EXPECT_EQ(outcome.added, 4);
+  EXPECT_EQ(IngestEvalFolders(*store, Run("evals"), {files.string()}, nullptr).unchanged, 4);
+  EvaluationQuery query;
+  query.run_id = outcome.run_id;
+  std::map<std::string, int> verdicts;
+  for (const Evaluation& e : store->Evaluations(query)) ++verdicts[e.Verdict()];
+  EXPECT_EQ(verdicts, (std::map<std::string, int>{{"PASS", 1}, {"FAIL", 1}, {"NOT RUN", 1}, {"INVALID", 1}}));
+  // A broken folder stores nothing and names its file.
+  WriteFileAtomic((files / "evals" / "not-run" / "eval_status.json").string(), "{}");
+  try {
+    IngestEvalFolders(*store, Run("broken"), {files.string()}, nullptr);
+    FAIL() << "a broken eval folder was stored";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("eval_status.json"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(store->FindRun("broken"), InputError);
   fs::remove_all(files);
 }
 

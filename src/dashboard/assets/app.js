@@ -4,6 +4,7 @@
 
 import { csvUrl, getJson, setToken } from './api.js';
 import { chart, exportPng, renderCharts } from './charts.js';
+import { renderEvaluations } from './evaluations.js';
 import { closeMenus, renderFilters } from './filters.js';
 import { esc, Y_METRICS, yMetric } from './format.js';
 import { renderHeadToHead, renderPickers } from './head_to_head.js';
@@ -66,6 +67,9 @@ async function sideViews(gen) {
     }),
     renderHistory(state).catch((e) => {
       document.getElementById('history-table').innerHTML = `<caption class="error">${esc(e.message)}</caption>`;
+    }),
+    renderEvaluations(state, points).catch((e) => {
+      document.getElementById('evaluations-table').innerHTML = `<caption class="error">${esc(e.message)}</caption>`;
     }),
   ];
   await Promise.all(jobs);

@@ -2,7 +2,9 @@
 // y axis, hover points (the tooltip shows their provenance), compare two GPUs (the iso table's
 // values), read the history's regression, open a shared address (the view comes back), and export
 // CSV and PNG (the downloaded files' contents), see an INVALID point ringed with its reasons and
-// off the frontiers, and hide it with its control. The store holds the fixture's known points
+// off the frontiers, and hide it with its control, and read the accuracy evaluations (score, error
+// bar, threshold, verdict; not-run and INVALID ones without a score) from the panel and from the
+// tooltip of a point of the same configuration. The store holds the fixture's known points
 // (fixture.mjs), served by `infermark dashboard`. Screenshots go to build/tests/dashboard/screens/.
 //
 // Usage: node dashboard_test.mjs INFERMARK_BINARY SCREENS_DIR
@@ -15,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AGENTIC_USERS, buildStore, INVALID_REASONS } from './fixture.mjs';
+import { AGENTIC_USERS, buildStore, EVALUATIONS, INVALID_REASONS } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -372,6 +374,46 @@ test('INVALID point: ringed in red with its reasons, off every frontier; the con
   await idle();
   assert.doesNotMatch(page.url(), /valid=/);
   assert.equal(await text('#point-count'), '17 points (14 measured, 3 predicted; 1 INVALID)');
+});
+
+test('accuracy: evaluations with score, error bar, threshold and verdict; not-run and INVALID shown as such; linked from the points', async () => {
+  if (process.env.INFERMARK_DASHBOARD_MOCK === '1') return;
+  await page.goto(baseUrl);
+  await idle();
+  assert.equal(await text('#evaluations-count'), `${EVALUATIONS.length} evaluations`);
+  const rows = await page.$$eval('#evaluations-table tbody tr', (trs) => trs.map((tr) => ({
+    text: tr.innerText, verdict: tr.querySelector('td.verdict').innerText.trim(),
+    dots: tr.querySelectorAll('circle.score').length, bars: tr.querySelectorAll('line.error-bar').length,
+    thresholds: tr.querySelectorAll('line.threshold').length })));
+  const verdicts = rows.map((r) => r.verdict).sort();
+  assert.deepEqual(verdicts, ['FAIL', 'INVALID', 'NOT RUN', 'PASS']);
+  for (const r of rows) {
+    assert.equal(r.thresholds, 1, r.text);
+    const scored = r.verdict === 'PASS' || r.verdict === 'FAIL';
+    assert.equal(r.dots, scored ? 1 : 0, r.text);
+    assert.equal(r.bars, scored ? 1 : 0, r.text);
+    if (!scored) {
+      assert.match(r.text, /no score/);
+      assert.doesNotMatch(r.text, /\b0\.0000\b/, 'an evaluation without a score never shows 0');
+    }
+  }
+  const pass = rows.find((r) => r.verdict === 'PASS');
+  assert.match(pass.text, /0\.9431 ± 0\.0064/);
+  assert.match(pass.text, /conc 64/);
+  assert.match(rows.find((r) => r.verdict === 'FAIL').text, /gsm8k 0\.62 < 0\.91 \(dsr1\)/);
+  assert.match(rows.find((r) => r.verdict === 'NOT RUN').text, /no weights/);
+  const tip = await hover('intvty', 'h100 · vllm · fp8', 64);
+  assert.ok(tip.includes('gsm8k PASS 0.9431 ± 0.0064'), tip);
+  const linked = await page.evaluate(async () => {
+    const body = await (await fetch('api/v1/points?hardware=b200&model=deepseek-ai%2FDeepSeek-R1-0528')).json();
+    const p = body.points.find((x) => x.conc === 16 && x.framework === 'vllm');
+    const evals = await (await fetch(p.evaluations_url)).json();
+    return { ids: p.evaluations, evals: evals.evaluations.map((e) => [e.status, e.score, e.verdict]) };
+  });
+  assert.equal(linked.ids.length, 1);
+  assert.deepEqual(linked.evals, [['invalid', null, 'INVALID']]);
+  await page.$eval('#evaluations', (e) => e.scrollIntoView());
+  await shot('14-evaluations.png');
 });
 
 test('token: the page passes its address\'s token to the API; without it the API\'s refusal is shown', async () => {

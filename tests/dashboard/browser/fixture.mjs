@@ -7,6 +7,9 @@
 //                           conc 32 that its run judged INVALID (it would top the h100 frontier
 //                           and the head-to-head table at 20 tok/s/user if it were counted)
 //   predict-h100 (2026-11-08): h100 predicted at time scale 2 (figures de-scaled by 2)
+//   nightly-2 also holds four GSM8K evaluations (eval folders as the runner leaves them, see
+//   EVALUATIONS): h100 conc 64 passes its threshold, b200 conc 64 fails it, h100 conc 16 was not
+//   run and b200 conc 16 was INVALID
 //   agentic-1: two agentic-coding points (8 and 32 users), InferenceX agentic aggregates from
 //              tests/fixtures/agentic-aggregates/sweep served as this model on h100 with vllm
 
@@ -65,6 +68,33 @@ export const PREDICTED_PROVENANCE = {
   infermark_version: '0.9.0-fixture',
 };
 
+/// The evaluations of nightly-2 (eval_status.json's fields; docs/evals.md, "Eval folders").
+export const EVALUATIONS = [
+  { hw: 'h100', conc: 64, status: 'scored', score: 0.9431, stderr: 0.0064, passed: true, reasons: [] },
+  { hw: 'b200', conc: 64, status: 'scored', score: 0.62, stderr: 0.0134, passed: false,
+    reasons: ['gsm8k 0.62 < 0.91 (dsr1)'] },
+  { hw: 'h100', conc: 16, status: 'not_run', reasons: ['the built-in engine has no weights: accuracy is not measured'] },
+  { hw: 'b200', conc: 16, status: 'invalid', reasons: ['62 of 1319 requests failed (4.7 %), over the 0 % allowed'] },
+];
+
+// Writes evaluation `e` as an eval folder under `dir`: meta_env.json and eval_status.json.
+function writeEvalFolder(dir, e) {
+  const name = `dsr1_1k1k_${e.hw}_vllm_fp8_tp8_conc${e.conc}`;
+  const folder = path.join(dir, 'evals', name);
+  fs.mkdirSync(folder, { recursive: true });
+  const meta = { is_multinode: false, framework: 'vllm', precision: 'fp8', spec_decoding: 'none', tp: 8, pp: 1,
+    dcp_size: 1, pcp_size: 1, conc: e.conc, ep: 1, dp_attention: false, model: MODEL, infmax_model_prefix: 'dsr1',
+    hw: e.hw, isl: '1024', osl: '1024' };
+  const scored = e.status === 'scored';
+  const status = { schema: 'infermark.eval_status/1', task: 'gsm8k', status: e.status, reasons: e.reasons,
+    metric: 'exact_match,strict-match', score: scored ? e.score : null, stderr: scored ? e.stderr : null,
+    n: scored ? 1319 : null, flexible_score: null, flexible_stderr: null, threshold: 0.91, threshold_source: 'dsr1',
+    passed: scored ? e.passed : null, concurrency: e.conc, result_filename: name, results_file: null,
+    started_utc: '2026-11-08T04:00:00Z', duration_s: 12.5, server: 'launcher script' };
+  fs.writeFileSync(path.join(folder, 'meta_env.json'), JSON.stringify(meta, null, 2));
+  fs.writeFileSync(path.join(folder, 'eval_status.json'), JSON.stringify(status, null, 2));
+}
+
 /// InferenceX's agg record of point `p` of `run` (provenance fields included).
 export function aggRecord(run, p) {
   const isl = 1024;
@@ -105,6 +135,7 @@ export function ingestRun(binary, dir, db, run) {
     const name = `agg_dsr1_1k1k_${p.hw}_${p.framework || 'vllm'}_${p.precision || 'fp8'}_tp${p.tp || 8}_conc${p.conc}.json`;
     fs.writeFileSync(path.join(runDir, name), JSON.stringify(aggRecord(run, p), null, 1));
   }
+  if (run.key === 'nightly-2') for (const e of EVALUATIONS) writeEvalFolder(runDir, e);
   const args = ['results', 'ingest', '--db', db, '--run', run.key, '--label', run.label, runDir];
   if (run.predicted) args.push('--predicted');
   execFileSync(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });

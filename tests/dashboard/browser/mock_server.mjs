@@ -76,6 +76,8 @@ function api(route, q) {
       axes: { x: [], y: [] } };
   }
   if (route === 'points') { const p = filtered(q); return { count: p.length, points: p }; }
+  // The mock serves no evaluations (the browser test's accuracy checks need the real server).
+  if (route === 'evaluations') return { count: 0, evaluations: [] };
   if (route === 'frontier') return { series: frontier(filtered(q), y, q.get('x') || 'interactivity') };
   const targets = (q.get('interactivity') || '50').split(',').map(Number);
   if (route === 'iso') {
