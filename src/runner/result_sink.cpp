@@ -9,6 +9,7 @@
 #include "results/process_settings.hpp"
 #include "results/result_files.hpp"
 #include "results/runner_label.hpp"
+#include "store/ingest.hpp"
 #include "store/store_url.hpp"
 
 namespace infermark::runner {
@@ -36,6 +37,13 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
   const results::RunInfo run = RunInfoOf(info);
   return [store, run, info](const matrix::MatrixRow& row, const RowPlan& plan, const RowOutcome&) -> std::string {
     if (!*store) *store = results::OpenStoreUrl(info.database);
+    // The row's eval folders (evcontract: eval_status.json beside lm-eval's files), scored or
+    // recorded as not run, under the same run as its point.
+    std::error_code exists_ec;
+    if (plan.eval && std::filesystem::exists(plan.eval->dir, exists_ec)) {
+      results::IngestEvalFolders(**store, run, {plan.eval->dir}, nullptr);
+    }
+    if (plan.eval && plan.eval->only) return {};
     const std::string raw = ReadFile(plan.result_path);
     const Json result = Json::parse(raw);
     results::ReadOptions options;

@@ -200,9 +200,10 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
     } else {
       outcome = run(plan, settings.limits);
     }
+    // A point to store, or an eval-only row's eval folders.
     const bool has_result = (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid ||
                              outcome.status == RowStatus::kEvalFailed) &&
-                            !(plan.eval && plan.eval->only);
+                            (!(plan.eval && plan.eval->only) || fs::exists(plan.eval->dir, ec));
     if (has_result && settings.store) {
       std::string why;
       try {

@@ -329,6 +329,16 @@ TEST(EvalRows, WrongAnswersFailTheGateAndTheSweep) {
     EXPECT_EQ(status["reasons"].at(0), why);
     EXPECT_EQ(ReadJsonFile(results + "/" + stem + ".row.json")["status"], "eval-failed");
   }
+  // The sweep stored both evaluations beside their points, under the same run, as failed.
+  const ProcessResult show = test::RunInfermark({"results", "show", "latest", "--db", dir / "store.db", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.out << show.err;
+  const Json run = Json::parse(show.out);
+  ASSERT_EQ(run["evaluations"].size(), 2U) << show.out;
+  for (const auto& e : run["evaluations"]) {
+    EXPECT_EQ(e["status"], "scored") << e.dump();
+    EXPECT_EQ(e["passed"], false) << e.dump();
+    EXPECT_NEAR(e["score"].get<double>(), 200.0 / 300.0, 1e-12) << e.dump();
+  }
 }
 
 TEST(EvalRows, AnInvalidEvalFailsTheRowAndKeepsThePoint) {
