@@ -13,7 +13,7 @@ std::string Fixed(double v, int digits) {
   return text;
 }
 
-std::string Pad(std::string s, std::size_t width) {
+std::string PadTo(std::string s, std::size_t width) {
   s.append(s.size() < width ? width - s.size() : 1, ' ');
   return s;
 }
@@ -75,8 +75,8 @@ EvaluationComparison CompareEvaluations(const std::vector<Evaluation>& baseline,
 
 std::string FormatEvaluationComparison(const EvaluationComparison& comparison) {
   if (comparison.changes.empty()) return "";
-  std::string out = "evaluations:\n" + Pad("configuration / task", 100) + Pad("baseline", 20) + Pad("candidate", 20) +
-                    Pad("change", 20) + "flag\n";
+  std::string out = "evaluations:\n" + PadTo("configuration / task", 100) + PadTo("baseline", 20) +
+                    PadTo("candidate", 20) + PadTo("change", 20) + "flag\n";
   for (const EvaluationChange& c : comparison.changes) {
     const std::string base = c.baseline ? ScoreText(*c.baseline) : "-";
     const std::string cand = c.candidate ? ScoreText(*c.candidate) : "-";
@@ -85,8 +85,8 @@ std::string FormatEvaluationComparison(const EvaluationComparison& comparison) {
       delta =
           (*c.delta >= 0 ? "+" : "") + Fixed(*c.delta, 4) + (c.delta_stderr ? " ± " + Fixed(*c.delta_stderr, 4) : "");
     }
-    out += Pad(c.key, 100) + Pad(base, 20) + Pad(cand, 20) + Pad(delta, 20) + (c.regression ? "REGRESSION: " : "") +
-           c.note + "\n";
+    out += PadTo(c.key, 100) + PadTo(base, 20) + PadTo(cand, 20) + PadTo(delta, 20) +
+           (c.regression ? "REGRESSION: " : "") + c.note + "\n";
   }
   out += std::to_string(comparison.regressions) + " evaluation regression(s)\n";
   return out;

@@ -15,7 +15,7 @@ constexpr double kBarWidth = 260;
 constexpr double kBarHeight = 24;
 constexpr double kBarPad = 8;
 
-std::string Fixed(double v, int digits) {
+std::string FixedPlaces(double v, int digits) {
   char text[48];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
   return text;
@@ -58,23 +58,24 @@ ScoreAxis AxisOf(const std::vector<const Evaluation*>& evaluations) {
 
 std::string Bar(const Evaluation& e, const ScoreAxis& axis) {
   const std::string cls = VerdictClass(e);
-  std::string svg = "<svg class=\"eval-bar\" width=\"" + Fixed(kBarWidth, 0) + "\" height=\"" + Fixed(kBarHeight, 0) +
-                    "\" viewBox=\"0 0 " + Fixed(kBarWidth, 0) + " " + Fixed(kBarHeight, 0) + "\" role=\"img\">";
-  svg += "<line class=\"axis\" x1=\"" + Fixed(axis.X(axis.lo), 1) + "\" x2=\"" + Fixed(axis.X(axis.hi), 1) +
+  std::string svg = "<svg class=\"eval-bar\" width=\"" + FixedPlaces(kBarWidth, 0) + "\" height=\"" +
+                    FixedPlaces(kBarHeight, 0) + "\" viewBox=\"0 0 " + FixedPlaces(kBarWidth, 0) + " " +
+                    FixedPlaces(kBarHeight, 0) + "\" role=\"img\">";
+  svg += "<line class=\"axis\" x1=\"" + FixedPlaces(axis.X(axis.lo), 1) + "\" x2=\"" + FixedPlaces(axis.X(axis.hi), 1) +
          "\" y1=\"12\" y2=\"12\"/>";
   if (e.threshold) {
-    const std::string x = Fixed(axis.X(*e.threshold), 1);
+    const std::string x = FixedPlaces(axis.X(*e.threshold), 1);
     svg += "<line class=\"threshold\" x1=\"" + x + "\" x2=\"" + x + "\" y1=\"2\" y2=\"22\"><title>threshold " +
-           Fixed(*e.threshold, 2) + " (" + EscapeXml(e.threshold_source) + ")</title></line>";
+           FixedPlaces(*e.threshold, 2) + " (" + EscapeXml(e.threshold_source) + ")</title></line>";
   }
   if (e.Scored()) {
     const double se = e.score_stderr.value_or(0);
-    svg += "<line class=\"error-bar " + cls + "\" x1=\"" + Fixed(axis.X(*e.score - se), 1) + "\" x2=\"" +
-           Fixed(axis.X(*e.score + se), 1) + "\" y1=\"12\" y2=\"12\"/>";
-    svg += "<circle class=\"score " + cls + "\" cx=\"" + Fixed(axis.X(*e.score), 1) + "\" cy=\"12\" r=\"4.5\"><title>" +
-           EscapeXml(ScoreText(e)) + "</title></circle>";
+    svg += "<line class=\"error-bar " + cls + "\" x1=\"" + FixedPlaces(axis.X(*e.score - se), 1) + "\" x2=\"" +
+           FixedPlaces(axis.X(*e.score + se), 1) + "\" y1=\"12\" y2=\"12\"/>";
+    svg += "<circle class=\"score " + cls + "\" cx=\"" + FixedPlaces(axis.X(*e.score), 1) +
+           "\" cy=\"12\" r=\"4.5\"><title>" + EscapeXml(ScoreText(e)) + "</title></circle>";
   } else {
-    svg += "<text class=\"status\" x=\"" + Fixed(kBarWidth / 2, 0) + "\" y=\"16\" text-anchor=\"middle\">" +
+    svg += "<text class=\"status\" x=\"" + FixedPlaces(kBarWidth / 2, 0) + "\" y=\"16\" text-anchor=\"middle\">" +
            EscapeXml(e.Verdict()) + " (no score)</text>";
   }
   return svg + "</svg>";
@@ -137,7 +138,7 @@ std::string EvaluationsSection(const std::vector<const Evaluation*>& evaluations
                                                     : evaluations.front()->metric) +
       " for GSM8K), the bar ±1 standard error, the dashed red line the threshold it is gated by (InferenceX's "
       "thresholds.yaml: the model's own, else the task's default); the axis runs from " +
-      Fixed(axis.lo, 2) + " to " + Fixed(axis.hi, 2) +
+      FixedPlaces(axis.lo, 2) + " to " + FixedPlaces(axis.hi, 2) +
       ". Evaluations that were not run (a server without weights), INVALID (too many failed requests) or "
       "stopped early have no score and are shown as such, never as 0.</div>\n"
       "<div class=\"table-wrap\"><table class=\"evaluations\"><thead><tr><th class=\"l\">configuration</th>"
@@ -151,9 +152,9 @@ std::string EvaluationsSection(const std::vector<const Evaluation*>& evaluations
     html += "<tr id=\"" + EvaluationAnchor(*e) + "\" class=\"eval " + cls + "\"><td class=\"l wrap\">" +
             EscapeXml(Configuration(*e)) + "</td><td class=\"l\">" + EscapeXml(e->task) + "</td><td class=\"l\">" +
             Bar(*e, axis) + "</td><td>" + EscapeXml(ScoreText(*e)) + "</td><td>" +
-            (e->Scored() && e->flexible_score ? Fixed(*e->flexible_score, 4) : "-") + "</td><td>" +
-            (e->threshold ? Fixed(*e->threshold, 2) + " (" + EscapeXml(e->threshold_source) + ")" : "-") + "</td><td>" +
-            (e->n ? std::to_string(*e->n) : "-") + "</td><td class=\"l verdict-" + cls + "\">" +
+            (e->Scored() && e->flexible_score ? FixedPlaces(*e->flexible_score, 4) : "-") + "</td><td>" +
+            (e->threshold ? FixedPlaces(*e->threshold, 2) + " (" + EscapeXml(e->threshold_source) + ")" : "-") +
+            "</td><td>" + (e->n ? std::to_string(*e->n) : "-") + "</td><td class=\"l verdict-" + cls + "\">" +
             EscapeXml(e->Verdict()) + "</td><td class=\"l verdict\">" + EscapeXml(reasons) + "</td><td class=\"l\">" +
             EscapeXml(e->origin) + "</td><td class=\"l\">" + EscapeXml(e->date) + "</td><td class=\"l\">" +
             EscapeXml(e->run_key) + "</td></tr>\n";

@@ -65,7 +65,7 @@ class RowReader {
   std::string entry_;
 };
 
-std::string BoolText(bool value) {
+std::string AppBoolText(bool value) {
   return value ? "true" : "false";
 }
 
@@ -237,7 +237,7 @@ Json AggFromAppRow(const Json& row, const std::string& path, std::size_t index) 
       const std::string p = role;
       agg[p + "_tp"] = r.Int((p + "_tp").c_str(), 0);
       agg[p + "_ep"] = r.Int((p + "_ep").c_str(), 0);
-      agg[p + "_dp_attention"] = BoolText(r.Bool((p + "_dp_attention").c_str(), false));
+      agg[p + "_dp_attention"] = AppBoolText(r.Bool((p + "_dp_attention").c_str(), false));
       agg[p + "_num_workers"] = r.Int((p + "_num_workers").c_str(), 0);
     }
     agg["num_prefill_gpu"] = r.Int("num_prefill_gpu", 1);
@@ -245,7 +245,7 @@ Json AggFromAppRow(const Json& row, const std::string& path, std::size_t index) 
   } else {
     agg["tp"] = r.Int("decode_tp", 1);
     agg["ep"] = r.Int("decode_ep", 1);
-    agg["dp_attention"] = BoolText(r.Bool("decode_dp_attention", false));
+    agg["dp_attention"] = AppBoolText(r.Bool("decode_dp_attention", false));
   }
   agg["conc"] = r.Int("conc", 1);
   const std::string type = r.TextOr("benchmark_type", "single_turn");
