@@ -7,7 +7,7 @@
 namespace infermark::results {
 namespace {
 
-std::string Fixed(double v, int digits) {
+std::string FormatFixed(double v, int digits) {
   char text[48];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
   return text;
@@ -22,7 +22,7 @@ std::string PadTo(std::string s, std::size_t width) {
 
 std::string ScoreText(const Evaluation& e) {
   if (!e.Scored()) return e.Verdict();
-  return Fixed(*e.score, 4) + (e.score_stderr ? " ± " + Fixed(*e.score_stderr, 4) : "");
+  return FormatFixed(*e.score, 4) + (e.score_stderr ? " ± " + FormatFixed(*e.score_stderr, 4) : "");
 }
 
 EvaluationComparison CompareEvaluations(const std::vector<Evaluation>& baseline,
@@ -46,8 +46,8 @@ EvaluationComparison CompareEvaluations(const std::vector<Evaluation>& baseline,
         }
         if (change.delta_stderr && *change.delta < -2 * *change.delta_stderr) {
           change.regression = true;
-          change.note =
-              "drop of " + Fixed(-*change.delta, 4) + " > 2 stderr (" + Fixed(2 * *change.delta_stderr, 4) + ")";
+          change.note = "drop of " + FormatFixed(-*change.delta, 4) + " > 2 stderr (" +
+                        FormatFixed(2 * *change.delta_stderr, 4) + ")";
         }
       } else if (b.status != c.status) {
         change.note = std::string(EvalStatusName(b.status)) + " -> " + EvalStatusName(c.status);
@@ -55,8 +55,8 @@ EvaluationComparison CompareEvaluations(const std::vector<Evaluation>& baseline,
     }
     if (c.Scored() && c.passed == false) {
       change.regression = true;
-      change.note += (change.note.empty() ? "" : "; ") + std::string("below threshold ") + Fixed(*c.threshold, 2) +
-                     " (" + c.threshold_source + ")";
+      change.note += (change.note.empty() ? "" : "; ") + std::string("below threshold ") +
+                     FormatFixed(*c.threshold, 2) + " (" + c.threshold_source + ")";
     }
     if (!change.baseline && change.note.empty()) change.note = "new";
     if (change.regression) ++out.regressions;
@@ -82,8 +82,8 @@ std::string FormatEvaluationComparison(const EvaluationComparison& comparison) {
     const std::string cand = c.candidate ? ScoreText(*c.candidate) : "-";
     std::string delta = "-";
     if (c.delta) {
-      delta =
-          (*c.delta >= 0 ? "+" : "") + Fixed(*c.delta, 4) + (c.delta_stderr ? " ± " + Fixed(*c.delta_stderr, 4) : "");
+      delta = (*c.delta >= 0 ? "+" : "") + FormatFixed(*c.delta, 4) +
+              (c.delta_stderr ? " ± " + FormatFixed(*c.delta_stderr, 4) : "");
     }
     out += PadTo(c.key, 100) + PadTo(base, 20) + PadTo(cand, 20) + PadTo(delta, 20) +
            (c.regression ? "REGRESSION: " : "") + c.note + "\n";
