@@ -180,8 +180,8 @@ std::vector<std::string> PredictAgenticRow(const matrix::MatrixRow& row, const R
 // deployed is one failed row with the reason.
 void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, const SweepCommandOptions& o,
                          const StoreResult& store, DisaggDeployments& deployments, PredictSummary& summary) {
-  using Clock = std::chrono::steady_clock;
-  const auto r0 = Clock::now();
+  using SteadyClock = std::chrono::steady_clock;
+  const auto r0 = SteadyClock::now();
   RowPlan plan;
   RowOutcome outcome;
   std::vector<PredictedRow> points;
@@ -193,7 +193,7 @@ void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, c
     const std::size_t c0 = static_cast<std::size_t>(std::max(1, row.Conc()));
     for (const int conc : row.conc) {
       if (!o.conc.empty() && std::find(o.conc.begin(), o.conc.end(), std::int64_t{conc}) == o.conc.end()) continue;
-      const auto p0 = Clock::now();
+      const auto p0 = SteadyClock::now();
       PredictedRow out;
       out.row = row;
       out.row.conc = {conc};
@@ -226,7 +226,7 @@ void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, c
         const std::string why = store(out.row, point, out.outcome);
         if (!why.empty()) throw std::runtime_error("storing the result failed: " + why);
       }
-      out.outcome.seconds = std::chrono::duration<double>(Clock::now() - p0).count();
+      out.outcome.seconds = std::chrono::duration<double>(SteadyClock::now() - p0).count();
       if (out.outcome.status != RowStatus::kDone && outcome.status == RowStatus::kDone) {
         outcome.status = out.outcome.status;
         outcome.reason = "conc " + std::to_string(conc) + ": " + out.outcome.reason;
@@ -243,7 +243,7 @@ void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, c
     out.outcome = outcome;
     points.assign(1, std::move(out));
   }
-  outcome.seconds = std::chrono::duration<double>(Clock::now() - r0).count();
+  outcome.seconds = std::chrono::duration<double>(SteadyClock::now() - r0).count();
   if (outcome.status == RowStatus::kFailed) points.front().outcome.seconds = outcome.seconds;
   if (!plan.state_path.empty()) WriteRowState(plan, row, outcome);
   for (auto& p : points) summary.rows.push_back(std::move(p));
@@ -252,8 +252,8 @@ void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, c
 }  // namespace
 
 PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
+  using SteadyClock = std::chrono::steady_clock;
+  const auto t0 = SteadyClock::now();
   const SiteConfig site = LoadSite(o);
   const std::vector<matrix::MatrixRow> rows = SelectRows(o);
   if (rows.empty()) throw InputError(Diagnostic{SourceMark{}, "", "", "the selection holds no rows"});
@@ -289,7 +289,7 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
     }
     PredictedRow out;
     out.row = row;
-    const auto r0 = Clock::now();
+    const auto r0 = SteadyClock::now();
     RowPlan plan;
     try {
       plan = PlanPredictedRow(row, site, o.plan, summary.result_dir);
@@ -337,11 +337,11 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
       out.outcome.reason = e.what();
       ++summary.failed;
     }
-    out.outcome.seconds = std::chrono::duration<double>(Clock::now() - r0).count();
+    out.outcome.seconds = std::chrono::duration<double>(SteadyClock::now() - r0).count();
     if (!plan.state_path.empty()) WriteRowState(plan, row, out.outcome);
     summary.rows.push_back(std::move(out));
   }
-  summary.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  summary.seconds = std::chrono::duration<double>(SteadyClock::now() - t0).count();
   return summary;
 }
 

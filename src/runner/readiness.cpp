@@ -69,10 +69,10 @@ bool LogHasMarker(const std::string& path, const std::vector<std::string>& marke
 }
 
 ReadyResult WaitReady(ProcessGroup& group, const ReadinessOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
+  using SteadyClock = std::chrono::steady_clock;
+  const auto start = SteadyClock::now();
   const auto deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
+      start + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(options.timeout_s));
   std::optional<http::Client> client;
   if (options.port > 0) {
     http::ClientOptions co;
@@ -83,7 +83,7 @@ ReadyResult WaitReady(ProcessGroup& group, const ReadinessOptions& options) {
     client.emplace(co);
   }
   ReadyResult result;
-  auto waited = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  auto waited = [&] { return std::chrono::duration<double>(SteadyClock::now() - start).count(); };
   for (;;) {
     if (StopRequested() != 0) {
       result.state = ReadyState::kInterrupted;
@@ -108,7 +108,7 @@ ReadyResult WaitReady(ProcessGroup& group, const ReadinessOptions& options) {
       }
       break;
     }
-    if (Clock::now() >= deadline) {
+    if (SteadyClock::now() >= deadline) {
       result.state = ReadyState::kTimedOut;
       std::ostringstream why;
       why << "server not ready after " << options.timeout_s << " s (start-up timeout)";
