@@ -29,6 +29,8 @@ function(infermark_unity target)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${INFERMARK_UNITY_BATCH})
     # GCC's subobject-linkage warning is for a class defined in a header that several files see;
     # a unity unit includes each .cpp once, which GCC cannot tell from a header.
-    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    endif()
   endif()
 endfunction()
