@@ -339,6 +339,10 @@ TEST(EvalRows, WrongAnswersFailTheGateAndTheSweep) {
     EXPECT_EQ(e["passed"], false) << e.dump();
     EXPECT_NEAR(e["score"].get<double>(), 200.0 / 300.0, 1e-12) << e.dump();
   }
+  // The sweep's report draws them in its accuracy section.
+  const std::string report = ReadFile(results + "/report.html");
+  EXPECT_NE(report.find("Accuracy evaluations (2"), std::string::npos);
+  EXPECT_NE(report.find("0.6667"), std::string::npos);
 }
 
 TEST(EvalRows, AnInvalidEvalFailsTheRowAndKeepsThePoint) {
