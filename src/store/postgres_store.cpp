@@ -55,30 +55,7 @@ class PostgresStore final : public ResultStore {
   }
 
   IngestOutcome Ingest(const RunInfo& run, const std::vector<Point>& points) override {
-    if (run.run_key.empty()) throw std::invalid_argument("a run needs a key");
-    for (int attempt = 1;; ++attempt) {
-      try {
-        db_.Exec("BEGIN");
-        IngestOutcome outcome;
-        outcome.run_id = EnsureRun(run);
-        StorePoints(outcome, points);
-        db_.Exec("COMMIT");
-        return outcome;
-      } catch (const PgError& e) {
-        // A lost connection (a restarted server) is made again and the ingest repeated: nothing of
-        // it was committed, or all of it was and the repeat finds the points unchanged.
-        const bool lost = db_.Broken();
-        if (lost) {
-          db_.Reconnect();
-        } else {
-          db_.Exec("ROLLBACK");
-        }
-        if (!(lost || Retryable(e)) || attempt == kIngestAttempts) throw;
-      } catch (...) {
-        if (!db_.Broken()) db_.Exec("ROLLBACK");
-        throw;
-      }
-    }
+    return InTransaction(run, [&](IngestOutcome& outcome) { StorePoints(outcome, points); });
   }
 
   IngestOutcome IngestEvaluations(const RunInfo& run, const std::vector<Evaluation>& evaluations) override {
@@ -91,12 +68,22 @@ class PostgresStore final : public ResultStore {
                                       ") has no evaluations table; open it without a "
                                       "target version to migrate it"});
     }
+    return InTransaction(run, [&](IngestOutcome& outcome) {
+      for (const Evaluation& e : evaluations) StoreEvaluation(outcome, e);
+    });
+  }
+
+  // Runs `store_rows` for `run` in one transaction. A lost connection (a restarted server) is made
+  // again and the whole transaction repeated: nothing of it was committed, or all of it was and
+  // the repeat finds the rows unchanged.
+  template <class StoreRows>
+  IngestOutcome InTransaction(const RunInfo& run, const StoreRows& store_rows) {
     for (int attempt = 1;; ++attempt) {
       try {
         db_.Exec("BEGIN");
         IngestOutcome outcome;
         outcome.run_id = EnsureRun(run);
-        for (const Evaluation& e : evaluations) StoreEvaluation(outcome, e);
+        store_rows(outcome);
         db_.Exec("COMMIT");
         return outcome;
       } catch (const PgError& e) {

@@ -183,6 +183,12 @@ class SqliteStore final : public ResultStore {
     }
     std::vector<std::pair<const char*, StoreValue>>& columns = row.columns;
     columns.emplace_back(id == 0 ? "ingested_at" : "updated_at", IsoUtcNow());
+    WriteRow("points", id, columns, outcome);
+  }
+
+  // Inserts `columns` into `table` (id 0) or updates row `id` there, and counts it in `outcome`.
+  void WriteRow(const char* table, std::int64_t id, const std::vector<std::pair<const char*, StoreValue>>& columns,
+                IngestOutcome& outcome) {
     std::string names, values, sets;
     for (std::size_t i = 0; i < columns.size(); ++i) {
       const std::string param = "?" + std::to_string(i + 1);
@@ -191,8 +197,9 @@ class SqliteStore final : public ResultStore {
       sets += (i ? ", " : "") + std::string(columns[i].first) + " = " + param;
     }
     const std::string id_param = "?" + std::to_string(columns.size() + 1);
-    SqliteStatement& write = Cached(id == 0 ? "INSERT INTO points (" + names + ") VALUES (" + values + ")"
-                                            : "UPDATE points SET " + sets + " WHERE id = " + id_param);
+    const std::string name = table;
+    SqliteStatement& write = Cached(id == 0 ? "INSERT INTO " + name + " (" + names + ") VALUES (" + values + ")"
+                                            : "UPDATE " + name + " SET " + sets + " WHERE id = " + id_param);
     for (std::size_t i = 0; i < columns.size(); ++i) BindValue(write, static_cast<int>(i + 1), columns[i].second);
     if (id != 0) write.Bind(static_cast<int>(columns.size() + 1), id);
     write.Step();
@@ -224,20 +231,7 @@ class SqliteStore final : public ResultStore {
     }
     auto& columns = row.columns;
     columns.emplace_back(id == 0 ? "ingested_at" : "updated_at", IsoUtcNow());
-    std::string names, values, sets;
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      const std::string param = "?" + std::to_string(i + 1);
-      names += (i ? ", " : "") + std::string(columns[i].first);
-      values += (i ? ", " : "") + param;
-      sets += (i ? ", " : "") + std::string(columns[i].first) + " = " + param;
-    }
-    const std::string id_param = "?" + std::to_string(columns.size() + 1);
-    SqliteStatement& write = Cached(id == 0 ? "INSERT INTO evaluations (" + names + ") VALUES (" + values + ")"
-                                            : "UPDATE evaluations SET " + sets + " WHERE id = " + id_param);
-    for (std::size_t i = 0; i < columns.size(); ++i) BindValue(write, static_cast<int>(i + 1), columns[i].second);
-    if (id != 0) write.Bind(static_cast<int>(columns.size() + 1), id);
-    write.Step();
-    ++(id == 0 ? outcome.added : outcome.updated);
+    WriteRow("evaluations", id, columns, outcome);
   }
 
   // The statement for `sql`, prepared once per store and reset for this use.
