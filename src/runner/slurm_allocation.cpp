@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace infermark::runner {
@@ -31,10 +32,11 @@ std::string AllocationJobState(const SlurmAllocationRequest& r, const std::strin
   try {
     const ProcessResult out = RunCapture({r.scontrol, "show", "job", id});
     if (out.exit_code != 0) return "GONE";
-    const auto pos = out.out.find("AllocationJobState=");
+    constexpr std::string_view kKey = "JobState=";
+    const auto pos = out.out.find(kKey);
     if (pos == std::string::npos) return "GONE";
     const auto end = out.out.find_first_of(" \n", pos);
-    return out.out.substr(pos + 9, end - pos - 9);
+    return out.out.substr(pos + kKey.size(), end - pos - kKey.size());
   } catch (const std::exception&) {
     return "GONE";
   }
