@@ -332,6 +332,8 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   ro.release_output = [server] { server->ReleaseOutput(); };
   m.engine_loop = std::make_unique<http::EventLoops>(
       1, o.cpus.empty() ? std::vector<int>{} : std::vector<int>{o.cpus.front()}, "engine");
+  // The pass timer must fire on time beside the connection threads on the same CPU.
+  m.engine_loop->Post(0, [] { RunWithShortSlice(); });
   m.engine =
       std::make_unique<RealtimeEngine>(m.deployment.scheduler, *m.model, *m.vocabulary, *m.engine_loop, std::move(ro));
 

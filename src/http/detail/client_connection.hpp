@@ -56,6 +56,8 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   void OnRead(const ErrorCode& ec, std::size_t bytes, std::int64_t arrival_ns = 0);
   void OnWrite(const ErrorCode& ec, std::size_t bytes);
   const ClientShared& shared() const { return shared_; }
+  /// The loop the connection lives on.
+  ClientLoop& loop() { return loop_; }
   /// Whether reads take the kernel's arrival timestamps.
   bool KernelTimestamps() const;
   /// A kernel receive timestamp (CLOCK_REALTIME, ns) on the MonotonicNs() clock, through the loop's

@@ -17,6 +17,7 @@
 #include "http/delay_histogram.hpp"
 #include "http/detail/asio.hpp"
 #include "http/detail/counter.hpp"
+#include "http/detail/read_reactor.hpp"
 #include "http/realtime_bridge.hpp"
 
 namespace infermark::http::detail {
@@ -37,7 +38,8 @@ struct ClientCounters {
 
 /// Per-loop client state; touched only by the loop's thread.
 struct ClientLoop {
-  ClientLoop(asio::io_context& loop_context, std::size_t loop_index) : context(loop_context), index(loop_index) {}
+  ClientLoop(asio::io_context& loop_context, std::size_t loop_index)
+      : context(loop_context), index(loop_index), reads(std::make_shared<ReadReactor>(loop_context)) {}
   asio::io_context& context;                            ///< The loop's io_context.
   std::size_t index;                                    ///< The loop's index.
   std::vector<std::shared_ptr<ClientConnection>> idle;  ///< Kept-alive connections, most recent last.
@@ -47,12 +49,13 @@ struct ClientLoop {
   bool delivering = false;  ///< The trampoline runs.
   /// Requests waiting for an opening slot (ClientOptions::max_opening), oldest first.
   std::deque<std::pair<ClientRequest, StreamCallbacks>> awaiting_open;
-  std::size_t opening = 0;          ///< New connections not yet answered.
-  bool open_kick_posted = false;    ///< `open_kick` is queued on the loop.
-  std::function<void()> open_kick;  ///< Starts awaiting requests while slots are free (set by the client).
-  bool stopping = false;            ///< The client is being destroyed: new requests are cancelled.
-  ClientCounters counters;          ///< This loop's counters.
-  RealtimeBridge clock;             ///< Moves this loop's kernel timestamps onto the monotonic clock.
+  std::size_t opening = 0;             ///< New connections not yet answered.
+  bool open_kick_posted = false;       ///< `open_kick` is queued on the loop.
+  std::function<void()> open_kick;     ///< Starts awaiting requests while slots are free (set by the client).
+  bool stopping = false;               ///< The client is being destroyed: new requests are cancelled.
+  ClientCounters counters;             ///< This loop's counters.
+  RealtimeBridge clock;                ///< Moves this loop's kernel timestamps onto the monotonic clock.
+  std::shared_ptr<ReadReactor> reads;  ///< Epoll set of the plain connections' timestamped reads.
 };
 
 /// Settings and loops of one client.
