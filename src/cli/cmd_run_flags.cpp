@@ -160,6 +160,10 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
   cmd->add_option("--eval-thresholds", o.plan.eval_thresholds,
                   "Eval rows: thresholds file (default: data/evals/thresholds.yaml, InferenceX's)");
   cmd->add_flag("--no-resume", o.no_resume, "Run rows again even when their result is complete");
+  cmd->add_option("--host-retries", o.host_retries,
+                  "Run a row up to N more times when its point is INVALID only because this host could not keep "
+                  "up (client saturated, engine behind its model); earlier attempts are kept in the row's log folder")
+      ->check(CLI::Range(0, 10));
   cmd->add_flag(
       "--dry-run", o.dry_run,
       "Print each row's command lines (multi-node: every worker, the router, a client per concurrency); start nothing");

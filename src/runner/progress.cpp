@@ -52,6 +52,17 @@ void Progress::Finish(int index, const std::string& name, const std::string& sta
   }
 }
 
+void Progress::Retry(int index, const std::string& name, int attempt, double seconds) {
+  if (tty_) std::fprintf(out_, "\r\033[K");
+  std::fprintf(out_, "row %d/%d invalid on attempt %d (%s), the host's fault: running it again: %s\n", index + 1,
+               total_, attempt, Duration(seconds).c_str(), name.c_str());
+  if (tty_) {
+    Draw(name);
+  } else {
+    std::fflush(out_);
+  }
+}
+
 void Progress::Close() {
   if (tty_) {
     std::fprintf(out_, "\n");

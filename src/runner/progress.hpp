@@ -16,6 +16,8 @@ class Progress {
   void Start(int index, const std::string& name);
   /// A row ended with `status` after `seconds`; skipped rows pass `ran` false (no ETA weight).
   void Finish(int index, const std::string& name, const std::string& status, double seconds, bool ran);
+  /// A row's attempt ended INVALID for a reason of the host and runs again (`attempt` is 1-based).
+  void Retry(int index, const std::string& name, int attempt, double seconds);
   /// Ends the bar's line.
   void Close();
   /// `seconds` as `1h02m`, `4m05s` or `12s`.

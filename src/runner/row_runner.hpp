@@ -35,6 +35,9 @@ struct RowOutcome {
   std::optional<bool> power_valid;         ///< `power_valid` written to the result, when the row sampled power.
   std::vector<std::string> power_reasons;  ///< Why power is invalid or telemetry failed.
   std::vector<eval::EvalStatus> evals;     ///< Eval rows: each eval's status (as its eval_status.json).
+  /// Attempts run again because the host, not the target, made them INVALID (SweepSettings::
+  /// host_retries), oldest first: each one's reason and where its result file was kept.
+  std::vector<std::string> earlier_attempts;
 };
 
 /// Applies the evals' verdict to a row that has its result: a failed or INVALID eval turns done

@@ -88,7 +88,34 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
   for (auto& p : out.points) summary.Add(p.result_filename, std::move(p.outcome));
 }
 
+// Moves an attempt's result file and client log into the row's log folder as attempt-<n>.*, and
+// returns the result's new path.
+std::string KeepAttempt(const RowPlan& plan, int attempt) {
+  std::error_code ec;
+  const fs::path dir(plan.log_dir);
+  fs::create_directories(dir, ec);
+  const std::string stem = "attempt-" + std::to_string(attempt);
+  const fs::path kept = dir / (stem + ".json");
+  fs::rename(plan.result_path, kept, ec);
+  if (plan.client)
+    fs::copy_file(plan.client->log_path, dir / (stem + ".client.log"), fs::copy_options::overwrite_existing, ec);
+  return kept.string();
+}
+
 }  // namespace
+
+bool InvalidForTheHostAlone(const std::string& path) {
+  const Json result = ReadJson(path);
+  if (!result.is_object() || result.value("verdict", "") != "INVALID") return false;
+  const auto reasons = result.find("verdict_reasons");
+  if (reasons == result.end() || !reasons->is_array() || reasons->empty()) return false;
+  for (const auto& reason : *reasons) {
+    if (!reason.is_string()) return false;
+    const std::string& text = reason.get_ref<const std::string&>();
+    if (text.rfind("client saturated", 0) != 0 && text.rfind("engine behind its model", 0) != 0) return false;
+  }
+  return true;
+}
 
 bool RowComplete(const RowPlan& plan) {
   std::error_code ec;
@@ -137,6 +164,7 @@ void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowO
     warnings.push_back(Json{{"what", w.what}, {"count", w.count}, {"first_line", w.first_line}});
   }
   state["warnings"] = warnings;
+  if (!outcome.earlier_attempts.empty()) state["earlier_attempts"] = outcome.earlier_attempts;
   if (plan.eval) {
     Json evals = Json::array();
     for (const auto& e : outcome.evals) evals.push_back(eval::EvalStatusJson(e));
@@ -199,6 +227,18 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
       outcome.reason = "result found from an interrupted sweep; stored without re-running";
     } else {
       outcome = run(plan, settings.limits);
+      for (int attempt = 1; attempt <= settings.host_retries && outcome.status == RowStatus::kInvalid &&
+                            StopRequested() == 0 && InvalidForTheHostAlone(plan.result_path);
+           ++attempt) {
+        const std::string kept = KeepAttempt(plan, attempt);
+        if (settings.progress != nullptr)
+          progress.Retry(index, plan.result_filename + ": " + outcome.reason, attempt, outcome.seconds);
+        RowOutcome again = run(plan, settings.limits);
+        again.earlier_attempts = std::move(outcome.earlier_attempts);
+        again.earlier_attempts.push_back(outcome.reason + " (result kept as " + kept + ")");
+        again.seconds += outcome.seconds;
+        outcome = std::move(again);
+      }
     }
     // A point to store, or an eval-only row's eval folders.
     const bool has_result = (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid ||

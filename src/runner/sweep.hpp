@@ -33,7 +33,15 @@ struct SweepSettings {
   std::FILE* progress = stderr;  ///< Where progress goes (nullptr: nowhere).
   StoreResult store;             ///< Called for each row with a result; empty: files only.
   RowExecutor executor;          ///< Empty: RunRowLocally.
+  /// Times a row runs again when its point is INVALID only because the host could not keep up
+  /// (every reason is the client's saturation or the built-in engine falling behind its model):
+  /// a measurement the host spoiled is repeated, never judged more leniently. 0: never.
+  int host_retries = 0;
 };
+
+/// Whether the result file at `path` is INVALID for reasons of the host alone (see
+/// SweepSettings::host_retries); false when it is VALID, unreadable or has any other reason.
+bool InvalidForTheHostAlone(const std::string& path);
 
 /// One row of the summary.
 struct SweepRow {

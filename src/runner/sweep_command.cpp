@@ -171,6 +171,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   settings.limits.row_timeout_s = o.row_timeout_s > 0 ? o.row_timeout_s : site.defaults.row_timeout_s;
   settings.limits.stop_grace_s = site.defaults.stop_grace_s;
   settings.resume = !o.no_resume;
+  settings.host_retries = o.host_retries;
   settings.progress_tty = isatty(STDERR_FILENO) != 0;
   SweepCommandSummary out;
   out.result_dir = ResultDir(o, site);

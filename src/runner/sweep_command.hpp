@@ -34,6 +34,7 @@ struct SweepCommandOptions {
   double startup_timeout_s = 0;  ///< 0: the site's.
   double row_timeout_s = 0;      ///< 0: the site's.
   bool no_resume = false;        ///< Re-run rows that already have a result.
+  int host_retries = 0;          ///< SweepSettings::host_retries.
   bool dry_run = false;          ///< Print the plan of each row and start nothing.
   bool no_store = false;         ///< Result files only: no database, no report.
   std::string report;            ///< Report path (empty: `<result dir>/report.html`).

@@ -95,6 +95,43 @@ TEST(SweepBlackBox, AFailedRowIsRecordedAndTheSweepGoesOn) {
   f.ExpectNoSurvivors();
 }
 
+TEST(SweepBlackBox, ARowTheHostSpoiledRunsAgainAndItsSpoiledAttemptIsKept) {
+  // Conc 1: INVALID for the host's reasons once, then VALID. Conc 2: INVALID with a reason of
+  // the server's among the host's, which no repetition may hide.
+  SweepFixture f({test::ScriptRow("hostnoise", 1), test::ScriptRow("hostnoise", 2)});
+  std::vector<std::string> args = f.Args();
+  args.insert(args.end(), {"--host-retries", "2"});
+  const ProcessResult r = test::RunInfermark(args);
+  EXPECT_NE(r.err.find("invalid on attempt 1"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(f.StatesWith("done"), 1) << r.out << r.err;
+  EXPECT_EQ(f.StatesWith("invalid"), 1) << r.out << r.err;
+  std::map<std::string, int> runs = f.Runs();
+  ASSERT_EQ(runs.size(), 2U);
+  for (const auto& [name, count] : runs) {
+    const bool host = name.find("conc1") != std::string::npos;
+    EXPECT_EQ(count, host ? 2 : 1) << name;
+    const Json state = Json::parse(ReadFile(f.results + "/" + name + ".row.json"));
+    if (!host) {
+      EXPECT_FALSE(state.contains("earlier_attempts")) << state.dump();
+      continue;
+    }
+    ASSERT_EQ(state["earlier_attempts"].size(), 1U) << state.dump();
+    const std::string earlier = state["earlier_attempts"][0];
+    EXPECT_NE(earlier.find("launcher exit"), std::string::npos) << earlier;
+    const std::string kept =
+        earlier.substr(earlier.find("kept as ") + 8, earlier.size() - earlier.find("kept as ") - 9);
+    EXPECT_EQ(Json::parse(ReadFile(kept))["verdict"], "INVALID") << kept;
+    EXPECT_EQ(Json::parse(ReadFile(f.results + "/" + name + ".json"))["verdict"], "VALID");
+  }
+
+  // Without --host-retries nothing runs twice.
+  SweepFixture once(std::vector<Json>{test::ScriptRow("hostnoise", 1)});
+  const ProcessResult plain = test::RunInfermark(once.Args());
+  EXPECT_EQ(once.StatesWith("invalid"), 1) << plain.out << plain.err;
+  for (const auto& [name, count] : once.Runs()) EXPECT_EQ(count, 1) << name;
+  f.ExpectNoSurvivors();
+}
+
 TEST(SweepBlackBox, ASweepKilledWithSigkillResumesWithoutRerunningFinishedRows) {
   SweepFixture f(GoodRows(4));
   {
