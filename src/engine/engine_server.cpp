@@ -311,7 +311,8 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   if (max_speed) so.high_water_bytes = ro.high_water_bytes;
   m.server = std::make_unique<http::Server>(so);
   if (o.prep_threads > 0) {
-    m.prep = std::make_unique<http::EventLoops>(o.prep_threads, std::vector<int>{}, "prep");
+    // On the engine's own CPUs: a pinned engine leaves the others to its client.
+    m.prep = std::make_unique<http::EventLoops>(o.prep_threads, o.cpus, "prep");
     // Idle class: when the pass timer or the client wakes, it takes the CPU from a tokenizing
     // thread at once; a prompt's preparation waits instead (part of its TTFT, as a real engine's
     // front end adds it).
@@ -332,8 +333,6 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
   ro.release_output = [server] { server->ReleaseOutput(); };
   m.engine_loop = std::make_unique<http::EventLoops>(
       1, o.cpus.empty() ? std::vector<int>{} : std::vector<int>{o.cpus.front()}, "engine");
-  // The pass timer must fire on time beside the connection threads on the same CPU.
-  m.engine_loop->Post(0, [] { RunWithShortSlice(); });
   m.engine =
       std::make_unique<RealtimeEngine>(m.deployment.scheduler, *m.model, *m.vocabulary, *m.engine_loop, std::move(ro));
 
