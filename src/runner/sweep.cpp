@@ -97,8 +97,8 @@ std::string KeepAttempt(const RowPlan& plan, int attempt) {
   const std::string stem = "attempt-" + std::to_string(attempt);
   const fs::path kept = dir / (stem + ".json");
   fs::rename(plan.result_path, kept, ec);
-  if (plan.client)
-    fs::copy_file(plan.client->log_path, dir / (stem + ".client.log"), fs::copy_options::overwrite_existing, ec);
+  // Moved, not copied: the client's log is appended to, and the next attempt's reasons are read from it.
+  if (plan.client) fs::rename(plan.client->log_path, dir / (stem + ".client.log"), ec);
   return kept.string();
 }
 
