@@ -90,6 +90,7 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   if (!settings.plan.eval_thresholds.empty()) s << " --eval-thresholds " << Quote(settings.plan.eval_thresholds);
   s << " --startup-timeout " << settings.limits.startup_timeout_s << " --row-timeout " << settings.limits.row_timeout_s;
   if (!settings.resume) s << " --no-resume";
+  if (settings.host_retries > 0) s << " --host-retries " << settings.host_retries;
   if (slurm.no_store) {
     s << " --no-store";
   } else {

@@ -58,6 +58,12 @@ TEST(SlurmScript, MultiNodeRowsAskForTheirNodes) {
                         "--executor local --result-dir '/r'"),
             std::string::npos)
       << script;
+  EXPECT_EQ(script.find("--host-retries"), std::string::npos) << script;
+  // The job's own sweep re-measures a point the host spoiled, as a local sweep would.
+  settings.host_retries = 2;
+  EXPECT_NE(SlurmJobScript(plan, runner, 3, "/r/logs/rf/row.json", "/tmp/site.yaml", settings, SlurmSettings{})
+                .find(" --host-retries 2"),
+            std::string::npos);
   EXPECT_EQ(RowNodes(test::Typed(test::ScriptRow("good", 1)), runner), 1);
   // Whole workers per node: five tp=3 workers take three 8-GPU nodes, not 15 / 8 rounded up.
   row["prefill"] = Json{{"num-worker", 3}, {"tp", 3}, {"ep", 1}, {"dp-attn", false}};
