@@ -4,7 +4,11 @@
 // too), at concurrency 1, 8 and 64. One allowance, for a loaded CI machine: when the client's loop
 // was descheduled, two chunks can sit in the socket until one read returns both, and both carry
 // that read's arrival time. The client must then have measured that lateness itself (its loop-lag
-// maximum in the result), and the 99th percentile must still be within 1 ms.
+// maximum in the result), and the 99th percentile must still be within 1 ms. No chunk may arrive
+// before it was sent, give or take the client's conversion of kernel receive times (real-time
+// clock) to the monotonic clock, which is exact only to half a clean reading window
+// (http::RealtimeBridge); on a loaded machine a chunk sent and received within that window can
+// come out a few hundred nanoseconds early.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +20,7 @@
 
 #include "core/file_io.hpp"
 #include "engine/serve_process.hpp"
+#include "http/realtime_bridge.hpp"
 #include "run_binary.hpp"
 
 namespace infermark::test {
@@ -24,6 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::int64_t kToleranceNs = 1'000'000;
+constexpr std::int64_t kClockBridgeNs = http::RealtimeBridge::kCleanWindowNs / 2;
 
 struct Emission {
   std::int64_t event = 0;
@@ -94,7 +100,7 @@ TEST_P(EngineAgreement, ClientChunkTimesMatchTheEmissionLogWithinOneMillisecond)
     for (std::size_t k = 0; k < chunks.size(); ++k) {
       const std::int64_t error = chunks[k] - token_sends[k];
       errors.push_back(error);
-      EXPECT_GE(error, 0) << "chunk " << k << " arrived before it was sent";
+      EXPECT_GE(error, -kClockBridgeNs) << "chunk " << k << " arrived before it was sent";
       EXPECT_LE(error, allowed) << "chunk " << k << " of " << r["response_id"];
       if (k > 0) {
         const std::int64_t gap_error = (chunks[k] - chunks[k - 1]) - (token_sends[k] - token_sends[k - 1]);
