@@ -15,6 +15,11 @@ void FlushQueue::Hold() {
   ++holds_;
 }
 
+bool FlushQueue::Held() {
+  std::lock_guard lock(mutex_);
+  return holds_ > 0;
+}
+
 void FlushQueue::Release() {
   std::lock_guard lock(mutex_);
   if (holds_ > 0 && --holds_ == 0 && !pending_.empty()) PostLocked();

@@ -175,6 +175,11 @@ TakeResult OutputChannel::Take(std::string& into) {
     return result;
   }
   if (writing_) return result;
+  if (queue_.Held()) {
+    // The loop's output is held: what is buffered waits in the queue for the last release.
+    if (!out_.empty() || chunk_start_ != kNoChunk || complete_unreported_ || abort_) ScheduleFlushLocked();
+    return result;
+  }
   SealChunkLocked();
   if (out_.empty()) {
     result.finishes_exchange = complete_unreported_;

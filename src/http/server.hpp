@@ -82,7 +82,8 @@ class Server {
   EventLoops& loops();
   /// Output written through responders from now on waits, on every loop, until ReleaseOutput
   /// (calls nest; any thread): a producer that feeds many streams in one turn (an engine's pass)
-  /// wakes each loop once for all of them instead of racing the loop stream by stream.
+  /// wakes each loop once for all of them instead of racing the loop stream by stream. Output a
+  /// connection had buffered before the hold but not yet taken waits with it.
   void HoldOutput();
   /// Ends a HoldOutput; the last one wakes the loops that have output waiting.
   void ReleaseOutput();

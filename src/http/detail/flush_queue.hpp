@@ -22,10 +22,14 @@ class FlushQueue {
       : context_(context), interval_(interval), timer_(context) {}
   /// Queues a flush of `connection` (any thread).
   void Add(std::shared_ptr<ServerConnection> connection);
-  /// While held (calls nest), flushes queue up without waking the loop; the last Release wakes it
-  /// once for all of them (any thread).
+  /// While held (calls nest), flushes queue up without waking the loop and no connection of the
+  /// loop takes output (see Held); the last Release wakes the loop once for all of them (any thread).
   void Hold();
   void Release();
+  /// Whether a hold is on (any thread). A connection asks it before it takes its buffered output,
+  /// under its own lock, so output written after a Hold never leaves before the last Release, not
+  /// even with a flush queued or a write finishing before the hold began.
+  bool Held();
   /// Drops queued connections (after the loop stopped).
   void Clear();
 
