@@ -3,12 +3,14 @@
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -22,8 +24,9 @@ namespace infermark::test {
 class ServeProcess {
  public:
   /// Starts the server with `args` after `engine serve` (add --port 0) and waits up to two minutes
-  /// for its ready line. Its stderr goes to `stderr_path` (inspect it when a test fails).
-  ServeProcess(const std::vector<std::string>& args, const std::string& stderr_path) {
+  /// for its ready line. Its stderr goes to `stderr_path`, which is removed with the process unless
+  /// the test has failed by then (inspect it when one does).
+  ServeProcess(const std::vector<std::string>& args, const std::string& stderr_path) : stderr_path_(stderr_path) {
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe");
     pid_ = fork();
@@ -70,6 +73,7 @@ class ServeProcess {
       waitpid(pid_, nullptr, 0);
     }
     if (out_ >= 0) close(out_);
+    if (!::testing::Test::HasFailure()) std::remove(stderr_path_.c_str());
   }
   ServeProcess(const ServeProcess&) = delete;
   ServeProcess& operator=(const ServeProcess&) = delete;
@@ -95,6 +99,7 @@ class ServeProcess {
   }
 
  private:
+  std::string stderr_path_;
   pid_t pid_ = -1;
   int out_ = -1;
   std::uint16_t port_ = 0;
