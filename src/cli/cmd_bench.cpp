@@ -46,6 +46,7 @@ struct BenchFlags {
   bool no_continuous_usage = false;
   double max_failure_percent = 5.0;
   double max_engine_slip_percent = 1.0;
+  double max_host_error_percent = 1.0;
   bool gpu_telemetry = false;
   double gpu_telemetry_interval_s = 1.0;
   long long expected_num_gpus = 0;
@@ -116,6 +117,30 @@ void PrintBenchSummary(const loadgen::BenchResult& r, const std::string& result_
   line("TPOT", m.tpot);
   line("ITL", m.itl);
   line("E2EL", m.e2el);
+  // What the host added: the headline figure it moved most, and each statistic past the tolerance.
+  const Json& own = r.result.contains("infermark") ? r.result["infermark"] : Json();
+  if (own.is_object() && own.contains("host_error")) {
+    std::string worst;
+    double most = -1;
+    for (const auto& [key, e] : own["host_error"].items()) {
+      if (!metrics::IsHeadlineFigure(key) || !e["rel"].is_number()) continue;
+      if (std::abs(e["rel"].get<double>()) > most) {
+        most = std::abs(e["rel"].get<double>());
+        worst = key;
+      }
+    }
+    if (most >= 0) {
+      std::printf("%-40s %+9.2f%% (%s, %s)\n", "Host error, largest headline:",
+                  own["host_error"][worst]["rel"].get<double>() * 100, metrics::FigureLabel(worst).c_str(),
+                  own.value("host_error_kind", "").c_str());
+    }
+    for (const auto& mark : r.verdict.marks) {
+      if (!mark.headline) {
+        std::printf("  marked: %s %+.2f %% (%s)\n", metrics::FigureLabel(mark.key).c_str(), mark.rel * 100,
+                    mark.cause.c_str());
+      }
+    }
+  }
   std::printf("%-40s %10s\n", "Verdict:", r.verdict.Name());
   for (const std::string& reason : r.verdict.reasons) std::printf("  - %s\n", reason.c_str());
   if (!result_path.empty()) std::printf("Result: %s\n", result_path.c_str());
@@ -147,6 +172,7 @@ int RunBench(BenchFlags& f) {
   c.continuous_usage_stats = !f.no_continuous_usage;
   c.limits.max_failure_fraction = f.max_failure_percent / 100.0;
   c.limits.max_engine_slip_fraction = f.max_engine_slip_percent / 100.0;
+  c.limits.max_host_error_fraction = f.max_host_error_percent / 100.0;
   c.progress = !f.disable_tqdm && !f.no_progress && isatty(STDERR_FILENO) != 0;
   for (CLI::Option* option : f.ignorable) {
     if (option->count() > 0) c.ignored_flags.push_back(option->get_name());
@@ -281,16 +307,23 @@ void AddBenchCommand(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--no-continuous-usage-stats", f->no_continuous_usage, "Do not ask for usage on every chunk");
   cmd->add_option("--drain-timeout", c.drain_s, "After SIGINT/SIGTERM, seconds to let in-flight requests finish")
       ->capture_default_str();
-  cmd->add_option("--max-send-lag-ms", c.limits.max_send_lag_p99_ms, "VALID only if p99 send lag stays under this")
+  cmd->add_option("--max-host-error-percent", f->max_host_error_percent,
+                  "INVALID when the host moved a headline figure (throughputs, median TTFT/TPOT/ITL/E2EL, "
+                  "interactivity) by more than this % of its ideal value; other statistics past it are marked")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-send-lag-ms", c.limits.max_send_lag_p99_ms,
+                  "Diagnostic: a p99 send lag over this is named as a cause of host error")
       ->capture_default_str();
   cmd->add_option("--max-loop-lag-ms", c.limits.max_loop_lag_p99_ms,
-                  "VALID only if p99 event-loop lag stays under this")
+                  "Diagnostic: a p99 event-loop lag over this is named as a cause of host error")
       ->capture_default_str();
   cmd->add_option("--max-engine-lateness-ms", c.limits.max_engine_lateness_p99_ms,
-                  "Against the built-in engine: VALID only if its passes' p99 lateness stays under this")
+                  "Diagnostic (built-in engine): a p99 pass lateness over this is named as a cause of host error")
       ->capture_default_str();
   cmd->add_option("--max-engine-slip-percent", f->max_engine_slip_percent,
-                  "Against the built-in engine: VALID only if its clock slips lose at most this % of the window")
+                  "Diagnostic (built-in engine): catching up on late passes for more than this % of the window is "
+                  "named as a cause of host error")
       ->capture_default_str();
   cmd->add_option("--min-requests", c.limits.min_completed, "VALID only if at least this many requests completed")
       ->capture_default_str();

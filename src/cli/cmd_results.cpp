@@ -28,6 +28,7 @@
 #include "report/eval_json.hpp"
 #include "results/agentic_record.hpp"
 #include "results/eval_thresholds.hpp"
+#include "results/host_error_summary.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
 #include "store/ingest.hpp"
@@ -464,6 +465,7 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
       point["infermark_version"] = p.provenance.infermark_version;
       point["metrics_version"] = p.provenance.metrics_version;
       point["verdict"] = p.provenance.verdict;
+      point["host_error"] = p.provenance.host_error;
       point["started_at"] = p.provenance.started_at;
       point["source_path"] = p.provenance.source_path;
       point["matrix_row"] = p.provenance.matrix_row;
@@ -480,13 +482,20 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
             << run.info.infermark_version << ", created " << run.created_at << "\n"
             << run.points << " point(s), " << run.predicted_points << " predicted\n\n";
   std::cout << Pad("point", 76) << Pad("kind", 10) << Pad("tok/s/GPU", 11) << Pad("tok/s/user", 11)
-            << Pad("E2EL [s]", 10) << Pad("scale", 7) << "verdict\n";
+            << Pad("E2EL [s]", 10) << Pad("scale", 7) << Pad("host error", 30) << "verdict\n";
   for (const auto& p : points) {
     const auto m = results::DeScaled(p);
+    // The headline figure the host moved most, and how many statistics it moved past the tolerance.
+    const results::HostErrorSummary h = results::SummarizeHostError(p.provenance.host_error);
+    std::string host = "-";
+    if (h.worst_headline_rel) {
+      host = results::PercentText(*h.worst_headline_rel) + " " + h.worst_headline;
+      if (!h.marks.empty()) host += " (" + std::to_string(h.marks.size()) + " marked)";
+    }
     std::cout << Pad(p.key.Canonical(), 76) << Pad(results::PointKindName(p.provenance.kind), 10)
               << Pad(Fixed(m.tput_per_gpu, 1), 11) << Pad(Fixed(m.median_intvty, 1), 11)
-              << Pad(Fixed(m.median_e2el, 2), 10) << Pad(Fixed(p.provenance.time_scale, 0), 7) << p.provenance.verdict
-              << '\n';
+              << Pad(Fixed(m.median_e2el, 2), 10) << Pad(Fixed(p.provenance.time_scale, 0), 7) << Pad(host, 30)
+              << p.provenance.verdict << '\n';
   }
   if (evaluations.empty()) return kExitOk;
   std::cout << "\n"

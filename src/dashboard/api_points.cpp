@@ -146,7 +146,8 @@ ApiReply ExportCsv(const Snapshot& snapshot, const Query& query) {
       "input_tput_per_gpu [tok/s/GPU],output_tput_per_gpu [tok/s/GPU],interactivity [tok/s/user],e2el_s [s],"
       "ttft_ms [ms],tpot_ms [ms],w_per_gpu [W],j_per_token [J/output token],"
       "cost_per_m_tokens [USD/M output tokens],image,flags,host,infermark_version,time_scale,created_at,source,"
-      "valid,verdict,invalid_reasons,power_valid,power_invalid_reasons\n";
+      "valid,verdict,invalid_reasons,power_valid,power_invalid_reasons,host_error_kind,host_error_worst_headline,"
+      "host_error_worst_headline_rel [fraction],host_error_marks\n";
   for (const DashboardPoint& p : snapshot.points) {
     if (!filter.Matches(p)) continue;
     const PointProvenance& v = p.provenance;
@@ -194,7 +195,11 @@ ApiReply ExportCsv(const Snapshot& snapshot, const Query& query) {
                                  Cell(p.verdict),
                                  Cell(Joined(p.invalid_reasons)),
                                  p.power_valid ? (*p.power_valid ? "true" : "false") : "",
-                                 Cell(Joined(p.power_invalid_reasons))};
+                                 Cell(Joined(p.power_invalid_reasons)),
+                                 Cell(p.host_error.kind),
+                                 Cell(p.host_error.worst_headline),
+                                 Cell(p.host_error.worst_headline_rel),
+                                 Cell(p.host_error.MarkedKeys())};
     bool first = true;
     for (const std::string& c : cells) {
       if (!first) out += ',';

@@ -52,6 +52,15 @@ Json PointJson(const DashboardPoint& p) {
   j["invalid_reasons"] = p.invalid_reasons;
   j["power_valid"] = p.power_valid ? Json(*p.power_valid) : Json(nullptr);
   j["power_invalid_reasons"] = p.power_invalid_reasons;
+  const results::HostErrorSummary& h = p.host_error;
+  j["host_error_kind"] = h.Known() ? Json(h.kind) : Json(nullptr);
+  j["host_error_worst"] =
+      h.worst_headline_rel ? Json{{"key", h.worst_headline}, {"rel", *h.worst_headline_rel}} : Json(nullptr);
+  Json marks = Json::array();
+  for (const results::HostErrorMark& m : h.marks) {
+    marks.push_back({{"key", m.key}, {"rel", m.rel}, {"headline", m.headline}, {"cause", m.cause}});
+  }
+  j["host_error_marks"] = std::move(marks);
   j["evaluations"] = p.evaluation_ids;
   j["evaluations_url"] =
       p.evaluation_ids.empty() ? Json(nullptr) : Json("/api/v1/evaluations?point=" + std::to_string(p.id));

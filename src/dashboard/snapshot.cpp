@@ -107,6 +107,7 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
   const results::PowerFields power = results::PowerFieldsOf(agg);
   if (power.power_valid && !d.predicted) d.power_valid = power.Valid();
   if (power.Invalid() && !d.predicted) d.power_invalid_reasons = point.provenance.power_invalid_reasons;
+  d.host_error = results::SummarizeHostError(point.provenance.host_error);
   if (power.Valid() && !d.predicted) {
     d.w_per_gpu = power.avg_power_w;
     d.j_per_token = power.joules_per_output_token;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "results/host_error_summary.hpp"
 #include "store/result_store.hpp"
 
 namespace infermark::dashboard {
@@ -68,6 +69,10 @@ struct DashboardPoint {
   std::vector<std::string> invalid_reasons;
   /// Why its power is not valid, as the power aggregation's sidecar said (empty when unknown).
   std::vector<std::string> power_invalid_reasons;
+  /// What the host added to its figures (results/host_error_summary.hpp): kind, the headline figure
+  /// it moved most, and the statistics it moved past the tolerance (a chart draws a point hollow
+  /// when the statistic it plots is marked).
+  results::HostErrorSummary host_error;
   PointProvenance provenance;  ///< Where it came from.
   /// Store ids of the accuracy evaluations of its configuration (results::SameConfiguration).
   std::vector<std::int64_t> evaluation_ids;

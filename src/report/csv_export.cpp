@@ -6,6 +6,7 @@
 
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
+#include "results/host_error_summary.hpp"
 #include "results/multinode_fields.hpp"
 
 namespace infermark::results {
@@ -53,7 +54,8 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
       "joules_per_total_token [J/tok],total_gpu_energy_j [J],power_metric_schema_version,warnings,"
       "is_multinode,deployment,num_prefill_gpu,num_decode_gpu,prefill_num_workers,prefill_tp,prefill_pp,"
       "prefill_dcp_size,prefill_pcp_size,prefill_ep,prefill_dp_attention,decode_num_workers,decode_tp,decode_pp,"
-      "decode_dcp_size,decode_pcp_size,decode_ep,decode_dp_attention,prefill_hw,decode_hw\n";
+      "decode_dcp_size,decode_pcp_size,decode_ep,decode_dp_attention,prefill_hw,decode_hw,"
+      "host_error_kind,host_error_worst_headline,host_error_worst_headline_rel [fraction],host_error_marks\n";
   for (const auto& [run, points] : runs) {
     for (const Point& p : points) {
       const PointMetrics m = DeScaled(p);
@@ -61,6 +63,7 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
       const bool agentic = p.key.Agentic();
       const AgenticFields f = agentic ? AgenticFieldsOf(p.agg) : AgenticFields{};
       const PowerFields power = PowerFieldsOf(p.agg);
+      const HostErrorSummary host = SummarizeHostError(v.host_error);
       const auto figure = [&](double value) { return agentic ? Number(value) : std::string(); };
       // Multi-node columns: blank for single-node points.
       const std::optional<MultiNodeFields> mn = MultiNodeFieldsOf(p.agg);
@@ -150,7 +153,11 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
                                    pool(&WorkerPool::ep, true),
                                    dpa(true),
                                    mn ? mn->prefill_hw : "",
-                                   mn ? mn->decode_hw : ""};
+                                   mn ? mn->decode_hw : "",
+                                   host.kind,
+                                   host.worst_headline,
+                                   Maybe(host.worst_headline_rel),
+                                   host.MarkedKeys()};
       bool first = true;
       for (const std::string& c : cells) {
         if (!first) out += ',';

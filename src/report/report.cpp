@@ -17,6 +17,7 @@
 #include "report/pareto.hpp"
 #include "report/svg_chart.hpp"
 #include "results/agentic_record.hpp"
+#include "results/host_error_summary.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/point_validity.hpp"
 
@@ -69,6 +70,9 @@ th { background: var(--band); font-weight: 600; position: sticky; top: 0; }
 td.l, th.l { text-align: left; }
 td.wrap { white-space: normal; min-width: 21em; }
 td.verdict { white-space: normal; min-width: 14em; max-width: 30em; }
+td.verdict summary { cursor: pointer; }
+td.verdict .why { white-space: pre-wrap; font-size: 0.85em; color: #4b5563; }
+td.verdict .tails { font-size: 0.85em; color: #b45309; }
 td.power-invalid { color: #b3261e; text-align: center; font-style: italic; }
 th { white-space: normal; vertical-align: bottom; }
 td { font-variant-numeric: tabular-nums; }
@@ -229,6 +233,42 @@ std::string RunsTable(const std::vector<ReportRun>& runs) {
   return h + "</tbody></table></div>\n";
 }
 
+// The verdict as a short line (VALID, or INVALID and its first reason up to its detail), with the
+// statistics the host moved past the tolerance; the whole text opens on a click.
+std::string VerdictCell(const Point& p) {
+  const PointValidity v = ValidityOf(p.provenance.verdict);
+  const HostErrorSummary host = SummarizeHostError(p.provenance.host_error);
+  std::string tails;
+  for (const HostErrorMark& m : host.marks) {
+    if (m.headline) continue;
+    const std::string label = m.key.ends_with("_ms") ? m.key.substr(0, m.key.size() - 3) : m.key;
+    tails += (tails.empty() ? "" : ", ") + label + " " + PercentText(m.rel);
+  }
+  std::string shortline = v.verdict.empty() ? "-" : v.verdict;
+  if (!v.reasons.empty()) {
+    std::string first = v.reasons.front();
+    const std::size_t cut = std::min(first.find(" ("), first.find(", over"));
+    if (cut != std::string::npos) first = first.substr(0, cut);
+    if (first.size() > 70) first = first.substr(0, 67) + "…";
+    shortline += ": " + first;
+    if (v.reasons.size() > 1) shortline += " (+" + std::to_string(v.reasons.size() - 1) + " more)";
+  }
+  std::string detail = p.provenance.verdict;
+  if (host.worst_headline_rel) {
+    detail += (detail.empty() ? "" : "\n") + std::string("largest headline host error: ") + host.worst_headline + " " +
+              PercentText(*host.worst_headline_rel) + " (" + host.kind + ")";
+  }
+  for (const HostErrorMark& m : host.marks) detail += "\n" + m.key + " " + PercentText(m.rel) + ": " + m.cause;
+  std::string cell = "<details><summary>" + EscapeXml(shortline) + "</summary><div class=\"why\">" + EscapeXml(detail) +
+                     "</div></details>";
+  if (!tails.empty())
+    cell +=
+        "<div class=\"tails\" title=\"host error past the tolerance on these tail statistics (the point "
+        "stands)\">tails marked: " +
+        EscapeXml(tails) + "</div>";
+  return cell;
+}
+
 std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series,
                         const std::vector<const Evaluation*>& evaluations) {
   const bool power = AnyValidPower(drawn);
@@ -258,7 +298,7 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
          Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.median_e2el, 2) + "</td><td>" +
          (p.provenance.time_scale != 1 ? "×" + ScaleText(p.provenance.time_scale) : "1") + "</td><td class=\"l\">" +
          std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
-         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + EscapeXml(p.provenance.verdict) + "</td>" +
+         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + VerdictCell(p) + "</td>" +
          (accuracy ? "<td class=\"l\">" + EvaluationLinks(p.key, evaluations) + "</td>" : "") + "</tr>\n";
   }
   return h + "</tbody></table></div>\n";
@@ -527,8 +567,8 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         "out of the frontiers.</div>\n";
     html += "<div class=\"charts\">\n" + RenderSvgChart(e2e_norm) + RenderSvgChart(full) + RenderSvgChart(cache) +
             "</div>\n";
-    html += "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" +
-            AgenticPointsTable(drawn, series) + "</section>\n";
+    html +=
+        "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" + AgenticPointsTable(drawn, series) + "</section>\n";
   }
   html += EvaluationsSection(evaluations);
   html +=
@@ -538,13 +578,32 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
 }
 
 std::vector<RunSummary> DefaultReportRuns(ResultStore& store) {
-  const std::vector<RunSummary> runs = store.ListRuns();
+  const std::vector<RunSummary> runs = store.ListRuns();  // oldest first
   std::vector<RunSummary> chosen;
   const RunSummary* measured = nullptr;
-  const RunSummary* predicted = nullptr;
   for (const RunSummary& r : runs) {
-    if (r.points == 0) continue;
-    (IsPredictedRun(r) ? predicted : measured) = &r;
+    if (r.points > 0 && !IsPredictedRun(r)) measured = &r;
+  }
+  // The newest prediction of the same rows: the predicted run sharing most point keys with the
+  // measured one, the newest of those (a later prediction of other rows, such as the agentic ones,
+  // must not take its place); without a measured run, the newest prediction.
+  const RunSummary* predicted = nullptr;
+  std::size_t best = 0;
+  std::set<std::string> keys;
+  if (measured) {
+    for (const Point& p : store.Points(measured->id)) keys.insert(p.key.Canonical());
+  }
+  for (const RunSummary& r : runs) {
+    if (r.points == 0 || !IsPredictedRun(r)) continue;
+    std::size_t shared = 0;
+    if (measured) {
+      for (const Point& p : store.Points(r.id)) shared += keys.count(p.key.Canonical());
+    }
+    if (!measured || shared >= best) {
+      if (measured && shared == 0) continue;
+      best = shared;
+      predicted = &r;
+    }
   }
   if (measured) chosen.push_back(*measured);
   if (predicted) chosen.push_back(*predicted);

@@ -36,6 +36,11 @@ struct Provenance {
   /// Why the power aggregation judged its power not valid (the reasons of its power_validation
   /// sidecar, e.g. `telemetry_file_missing`); empty when valid, unmeasured or unknown.
   std::vector<std::string> power_invalid_reasons;
+  /// What the host added to each figure, from the result's `infermark` block: `{"kind": "exact" |
+  /// "client", "figures": {result key: {"abs", "rel"}}, "marks": [{"key", "abs", "rel", "headline",
+  /// "cause"}]}`, abs in the result's units (before de-scaling); null when the result has none
+  /// (predicted points, older results, other clients).
+  Json host_error;
 };
 
 /// `scenario_type` of fixed-length points (InferenceX's `fixed-seq-len` scenario).

@@ -160,6 +160,16 @@ Provenance ReadProvenance(const Json& result) {
       }
     }
   }
+  if (const auto block = result.find("infermark"); block != result.end() && block->is_object()) {
+    const auto figures = block->find("host_error");
+    if (figures != block->end() && figures->is_object()) {
+      p.host_error = Json::object();
+      p.host_error["kind"] = block->value("host_error_kind", "");
+      p.host_error["figures"] = *figures;
+      const auto marks = block->find("host_error_marks");
+      p.host_error["marks"] = marks != block->end() && marks->is_array() ? *marks : Json::array();
+    }
+  }
   if (const Json* v = Field(result, "complete"); v && v->is_boolean() && !v->get<bool>()) {
     p.verdict += p.verdict.empty() ? "incomplete" : " (incomplete)";
   }

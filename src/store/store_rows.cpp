@@ -208,6 +208,8 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
   }
   if (schema_version >= 6) AddMultiNodeColumns(point.agg, columns);
   if (schema_version >= 7) columns.emplace_back("power_invalid_reasons", JoinReasons(v.power_invalid_reasons));
+  if (schema_version >= 9)
+    columns.emplace_back("host_error", v.host_error.is_object() ? v.host_error.dump() : std::string());
   row.columns = std::move(columns);
   return row;
 }
@@ -217,7 +219,8 @@ std::string PointSelectList(int schema_version, bool raw) {
   if (!raw) columns.replace(columns.find("p.raw_json"), std::string("p.raw_json").size(), "''");
   return columns + (schema_version >= 3 ? ", p.git_commit" : ", ''") +
          (schema_version >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : ", '', '', ''") +
-         (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id";
+         (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id" +
+         (schema_version >= 9 ? ", p.host_error" : ", ''");
 }
 
 std::string JoinReasons(const std::vector<std::string>& reasons) {

@@ -96,6 +96,10 @@ Point ReadPointRow(const Row& q, int schema_version, PointRecordText* deferred =
   }
   v.power_invalid_reasons = SplitReasons(q.Text(33));
   p.run_id = q.Int(34);
+  if (std::string host_error = q.Text(35); !host_error.empty()) {
+    v.host_error = Json::parse(host_error, nullptr, false);
+    if (!v.host_error.is_object()) v.host_error = Json();
+  }
   return p;
 }
 

@@ -295,6 +295,11 @@ CREATE TABLE evaluations (
 );
 CREATE INDEX evaluations_configuration ON evaluations (model, hw, framework, precision, conc);
 )sql",
+      // 9: what the host added to each figure (the result's host error, its kind and the marks of
+      // the statistics over the tolerance) as JSON text; '' for points without one.
+      R"sql(
+ALTER TABLE points ADD COLUMN host_error TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return kMigrations;
 }
@@ -570,6 +575,10 @@ CREATE TABLE evaluations (
   UNIQUE (run_id, eval_key)
 );
 CREATE INDEX evaluations_configuration ON evaluations (model, hw, framework, precision, conc);
+)sql",
+      // 9: what the host added to each figure.
+      R"sql(
+ALTER TABLE points ADD COLUMN host_error TEXT NOT NULL DEFAULT '';
 )sql",
   };
   return kMigrations;
