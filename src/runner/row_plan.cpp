@@ -113,6 +113,7 @@ void PlanMultiNode(RowPlan& plan, const matrix::MatrixRow& row, const SiteConfig
       one.conc = {conc};
       p.client_config = RowClientConfig(one, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc, plan.result_dir,
                                         p.result_filename, tokenizer);
+      ApplyClientOptions(*p.client_config, options);
       SpawnSpec client;
       client.argv = BenchServeArgv(options.infermark.empty() ? SelfExecutable() : options.infermark, *p.client_config);
       client.log_path = (fs::path(plan.log_dir) / ("client_conc" + std::to_string(conc) + ".log")).string();
@@ -383,7 +384,12 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
   } else if (target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) {
     plan.client_config = RowClientConfig(row, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc,
                                          plan.result_dir, plan.result_filename, tokenizer);
+    ApplyClientOptions(*plan.client_config, options);
     if (split && target.kind == TargetKind::kEngine) plan.client_config->cpus = split->client;
+    // The built-in engine has no weights: its prompts go as the token ids the client drew, since
+    // tokenizing their text again is host work no modelled GPU waits for (and at 8k tokens or
+    // dozens of prompts at once it outlasts a modelled prefill at a time scale of 10).
+    if (target.kind == TargetKind::kEngine) plan.client_config->send_token_ids = true;
     SpawnSpec client;
     client.argv = BenchServeArgv(infermark, *plan.client_config);
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();
@@ -411,6 +417,7 @@ RowPlan PlanPredictedRow(const matrix::MatrixRow& row, const SiteConfig& site, c
         options.agentic_duration_s.value_or(site.defaults.agentic_duration_s));
   } else {
     plan.client_config = RowClientConfig(row, "", ppc, wpc, plan.result_dir, plan.result_filename, tokenizer);
+    ApplyClientOptions(*plan.client_config, options);
   }
   const perfmodel::DeploymentOptions& d = *plan.deployment;
   plan.server.argv = {"predict", d.model, d.hardware, d.precision, "tp" + std::to_string(d.tp)};

@@ -30,7 +30,10 @@ struct PlanOptions {
   std::optional<double> agentic_duration_s;  ///< Agentic rows: profiling seconds instead of the site's or row's.
   std::optional<int> prompts_per_conc;       ///< Prompts per concurrency override.
   std::optional<int> warmups_per_conc;       ///< Warm-ups per concurrency override.
-  std::string infermark;                     ///< This binary (client and built-in engine); empty: found via /proc.
+  /// The client's host-error tolerance, percent of each headline figure (bench serve's
+  /// --max-host-error-percent; unset: its default, 1).
+  std::optional<double> max_host_error_percent;
+  std::string infermark;  ///< This binary (client and built-in engine); empty: found via /proc.
   /// GPU power telemetry: on or off for every row; unset: on for launcher scripts, containers and
   /// commands when NVML sees a GPU here, off for the built-in engine (it uses no GPU).
   std::optional<bool> gpu_telemetry;

@@ -86,6 +86,7 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   if (plan.kind == TargetKind::kEngine) s << " --time-scale " << plan.time_scale;
   if (settings.plan.prompts_per_conc) s << " --prompts-per-conc " << *settings.plan.prompts_per_conc;
   if (settings.plan.warmups_per_conc) s << " --warmups-per-conc " << *settings.plan.warmups_per_conc;
+  if (settings.plan.max_host_error_percent) s << " --max-host-error-percent " << *settings.plan.max_host_error_percent;
   if (settings.plan.eval_limit) s << " --eval-limit " << *settings.plan.eval_limit;
   if (!settings.plan.eval_thresholds.empty()) s << " --eval-thresholds " << Quote(settings.plan.eval_thresholds);
   s << " --startup-timeout " << settings.limits.startup_timeout_s << " --row-timeout " << settings.limits.row_timeout_s;

@@ -112,7 +112,7 @@ bool InvalidForTheHostAlone(const std::string& path) {
   for (const auto& reason : *reasons) {
     if (!reason.is_string()) return false;
     const std::string& text = reason.get_ref<const std::string&>();
-    if (text.rfind("client saturated", 0) != 0 && text.rfind("engine behind its model", 0) != 0) return false;
+    if (text.rfind("host error:", 0) != 0) return false;
   }
   return true;
 }
@@ -260,7 +260,8 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
     if (settings.progress != nullptr) {
       std::string label = plan.result_filename;
       if (!outcome.reason.empty() && outcome.status != RowStatus::kDone) label += ": " + outcome.reason;
-      progress.Finish(index, label, StatusName(outcome.status), outcome.seconds, true);
+      progress.Finish(index, label, StatusName(outcome.status), outcome.seconds, true,
+                      Progress::RowHeadline(plan.result_path));
     }
     summary.Add(plan.result_filename, std::move(outcome));
   }

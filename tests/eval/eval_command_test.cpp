@@ -10,6 +10,7 @@
 #include "core/json_text.hpp"
 #include "core/subprocess.hpp"
 #include "eval/gsm8k_answer_server.hpp"
+#include "reference.hpp"
 #include "run_binary.hpp"
 #include "test_paths.hpp"
 
@@ -17,18 +18,12 @@ namespace infermark {
 namespace {
 namespace fs = std::filesystem;
 
-// InferenceX's utils/ (its Python, run unchanged): $INFERMARK_INFERENCEX_DIR, the git-ignored
-// .reference/inferencex, or the shared reference beside the checkout; the parity checks skip
+// InferenceX's utils/ (its Python, run unchanged), where tests/reference.hpp finds the reference
+// copy ($INFERMARK_REFERENCE_DIR, else ../shared/reference/inferencex); the parity checks skip
 // without one.
 std::string InferenceXUtils() {
-  std::vector<std::string> candidates;
-  if (const char* env = std::getenv("INFERMARK_INFERENCEX_DIR")) candidates.emplace_back(env);
-  candidates.push_back(test::SourcePath(".reference/inferencex"));
-  candidates.push_back(test::SourcePath("../shared/reference/inferencex"));
-  for (const std::string& c : candidates) {
-    if (fs::is_regular_file(c + "/utils/collect_eval_results.py")) return c + "/utils";
-  }
-  return {};
+  const std::string utils = test::ReferencePath("utils");
+  return fs::is_regular_file(utils + "/collect_eval_results.py") ? utils : std::string();
 }
 
 // Debian's interpreter, where scripts/setup.sh installs python3-yaml and python3-tabulate;
