@@ -8,9 +8,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "catalog/catalog_loader.hpp"
 #include "core/file_io.hpp"
-#include "matrix/generator.hpp"
 #include "metrics/repeat_result.hpp"
 #include "metrics/result_json.hpp"
 #include "runner/row_plan.hpp"
@@ -24,17 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 matrix::MatrixRow FoundingRow(std::int64_t conc) {
-  const auto catalog = catalog::LoadMasterConfigs({test::SourcePath("recipes/configs/infermark-master.yaml")});
-  const auto runners = catalog::LoadRunnerConfig(test::SourcePath("recipes/configs/runners.yaml"));
-  matrix::TestConfigOptions o;
-  o.config_keys = {"minimaxm3-fp4-mi355x-vllm"};
-  o.common.evals.no_evals = true;
-  for (const auto& row : matrix::GenerateTestConfig(catalog, runners, o)) {
-    if (row["conc"] == conc && row["tp"] == 8 && matrix::SeqLenName(row["isl"], row["osl"]) == "1k1k") {
-      return test::Typed(row);
-    }
-  }
-  return {};
+  return test::Typed(test::FoundingRow(conc, "1k1k", 8));
 }
 
 SiteConfig Site(const std::string& result_dir, const std::string& defaults = "") {
