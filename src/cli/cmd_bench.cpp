@@ -264,6 +264,10 @@ int RunBench(BenchFlags& f) {
 
   if (f.repeats < 1 || f.repeats > 1000) BadFlag("--repeats", "must be from 1 to 1000");
   if (f.host_retries < 0) BadFlag("--host-retries", "must be 0 or more");
+  if (f.host_retries > 0 && f.repeats == 1) {
+    BadFlag("--host-retries",
+            "applies to each of --repeats (a single run is measured again by the runner's --host-retries)");
+  }
   if (f.repeats > 1 && !c.save_result && !c.save_detailed) {
     BadFlag("--repeats", "needs --save-result: every repeat's result is kept in a file beside the combined one");
   }
