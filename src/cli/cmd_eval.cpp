@@ -3,14 +3,17 @@
 // and samples files and InferenceX's meta_env.json (docs/evals.md).
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/signal_watcher.hpp"
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
+#include "eval/eval_repeats.hpp"
 #include "eval/eval_run.hpp"
 #include "eval/lm_eval_output.hpp"
 #include "loadgen/http_target.hpp"
@@ -27,6 +30,7 @@ struct EvalFlags {
   long long max_tokens = -1;
   long long timeout_s = 1800;
   bool quiet = false;
+  int repeats = 1;
 };
 
 std::optional<std::string> Env(const std::string& key) {
@@ -51,19 +55,30 @@ int RunEvalCommand(EvalFlags& f) {
   }
   if (s.max_model_len < 2) throw InputError(Diagnostic{{}, "", "--max-model-len", "must be >= 2"});
 
+  if (f.repeats < 1 || f.repeats > 1000) throw InputError(Diagnostic{{}, "", "--repeats", "must be from 1 to 1000"});
+
   SignalWatcher signals("infermark eval");
-  eval::EvalResult result;
-  std::size_t last_report = 0;
-  try {
-    result = eval::RunEval(s, signals.flag(), [&](std::size_t done, std::size_t total) {
-      if (f.quiet || done < last_report + 100) return;
-      last_report = done;
-      std::fprintf(stderr, "infermark eval: %zu/%zu answered\n", done, total);
-    });
-  } catch (const loadgen::ServerUnreachable& e) {
-    std::fprintf(stderr, "infermark eval: %s; no result written\n", e.what());
-    return kExitRunFailed;
+  // Repeat k runs under seed + k − 1 (few-shot examples and requests), as lm-eval's --seed would;
+  // the repeats combine as lm-eval combines a group's subtasks (eval/eval_repeats.hpp).
+  std::vector<eval::EvalResult> repeats;
+  for (int k = 0; k < f.repeats; ++k) {
+    eval::EvalSettings one = s;
+    one.seed = s.seed + k;
+    std::size_t last_report = 0;
+    try {
+      repeats.push_back(eval::RunEval(one, signals.flag(), [&](std::size_t done, std::size_t total) {
+        if (f.quiet || done < last_report + 100) return;
+        last_report = done;
+        std::fprintf(stderr, "infermark eval: %s%zu/%zu answered\n",
+                     f.repeats > 1 ? ("repeat " + std::to_string(k + 1) + ": ").c_str() : "", done, total);
+      }));
+    } catch (const loadgen::ServerUnreachable& e) {
+      std::fprintf(stderr, "infermark eval: %s; no result written\n", e.what());
+      return kExitRunFailed;
+    }
+    if (!repeats.back().complete) break;  // a stop signal: no further repeats
   }
+  const eval::EvalResult result = repeats.size() == 1 ? repeats.front() : eval::CombineEvalRepeats(repeats);
   eval::RunDescription run;
   run.model = s.model;
   run.base_url = s.client.base_url;
@@ -72,15 +87,30 @@ int RunEvalCommand(EvalFlags& f) {
   run.max_retries = s.client.max_retries;
   run.max_model_len = s.max_model_len;
   run.limit = s.limit;
+  // Each repeat's own lm-eval files in repeats/repeat-<k>/ (not eval folders of their own), then the
+  // combined ones: the files InferenceX's collect_eval_results.py and `results ingest` read.
+  if (repeats.size() > 1) {
+    for (std::size_t k = 0; k < repeats.size(); ++k) {
+      const std::string dir =
+          (std::filesystem::path(f.output_path) / "repeats" / ("repeat-" + std::to_string(k + 1))).string();
+      eval::WriteEvalFiles(dir, repeats[k], run, &Env, false);
+    }
+  }
   const eval::WrittenFiles files = eval::WriteEvalFiles(f.output_path, result, run, &Env);
 
   std::printf("%s (%lld-shot, %zu of %zu documents, %s)\n", result.task.task.c_str(),
-              static_cast<long long>(result.num_fewshot), result.samples.size(), result.original_docs,
+              static_cast<long long>(result.num_fewshot), repeats.front().samples.size(), result.original_docs,
               run.chat ? "chat" : "completions");
   std::printf("  %-18s %-10s %-10s\n", "filter", "score", "stderr");
   for (const eval::EvalScore& sc : result.scores) {
     std::printf("  %-18s %-10.4f %-10s\n", sc.filter.c_str(), sc.value,
                 sc.stderr_ ? std::to_string(*sc.stderr_).c_str() : "N/A");
+  }
+  if (repeats.size() > 1) {
+    std::printf("  %zu repeats (seeds %lld..%lld) combined as lm-eval combines a group; per repeat:", repeats.size(),
+                s.seed, s.seed + static_cast<long long>(repeats.size()) - 1);
+    for (const eval::EvalResult& r : repeats) std::printf(" %.4f", r.scores.empty() ? 0.0 : r.scores.front().value);
+    std::printf("\n");
   }
   std::printf("  requests: %zu failed, %zu retried", result.failed, result.retried);
   for (const auto& [kind, count] : result.errors) std::printf(", %s %zu", kind.c_str(), count);
@@ -131,6 +161,12 @@ void AddEvalCommand(CLI::App& app, CommandResult& result) {
   cmd->add_option("--output-path", f->output_path, "Folder for the results, samples and meta_env.json")
       ->capture_default_str();
   cmd->add_flag("--quiet", f->quiet, "No progress lines");
+  cmd->add_option("--seed", s.seed, "lm-eval's seed: the few-shot examples' and every request's")
+      ->capture_default_str();
+  cmd->add_option("--repeats", f->repeats,
+                  "Run the eval N times, repeat k under seed + k - 1 (each in repeats/repeat-<k>/), combined as "
+                  "lm-eval combines a group: size-weighted mean and pooled standard error")
+      ->capture_default_str();
   cmd->callback([f, &result] { result.exit_code = RunEvalCommand(*f); });
 }
 

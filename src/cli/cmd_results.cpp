@@ -2,6 +2,7 @@
 // processing and power aggregation, the results store and run comparison. All logic lives in
 // src/power/, src/results/, src/store/ and src/report/.
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "power/multinode_power.hpp"
 #include "power/power_aggregation.hpp"
 #include "report/compare.hpp"
+#include "report/compare_markdown.hpp"
 #include "report/csv_export.hpp"
 #include "report/eval_compare.hpp"
 #include "report/eval_json.hpp"
@@ -30,6 +32,7 @@
 #include "results/eval_thresholds.hpp"
 #include "results/host_error_summary.hpp"
 #include "results/process_result.hpp"
+#include "results/repeat_record.hpp"
 #include "results/result_files.hpp"
 #include "store/ingest.hpp"
 #include "store/ingest_inferencex_app.hpp"
@@ -470,6 +473,16 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
       point["source_path"] = p.provenance.source_path;
       point["matrix_row"] = p.provenance.matrix_row;
       point["agg"] = p.agg;
+      point["repeats"] = Json::array();
+      for (const auto& r : p.repeats) {
+        point["repeats"].push_back({{"index", r.index},
+                                    {"verdict", r.verdict},
+                                    {"started_at", r.started_at},
+                                    {"ended_at", r.ended_at},
+                                    {"source_path", r.source_path},
+                                    {"raw_sha256", r.raw_sha256},
+                                    {"agg", r.agg}});
+      }
       doc["points"].push_back(std::move(point));
     }
     doc["evaluations"] = Json::array();
@@ -481,8 +494,13 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
             << "source " << run.info.source << ", host " << run.info.host << ", infermark "
             << run.info.infermark_version << ", created " << run.created_at << "\n"
             << run.points << " point(s), " << run.predicted_points << " predicted\n\n";
-  std::cout << Pad("point", 76) << Pad("kind", 10) << Pad("tok/s/GPU", 11) << Pad("tok/s/user", 11)
-            << Pad("E2EL [s]", 10) << Pad("scale", 7) << Pad("host error", 30) << "verdict\n";
+  // A repeated point's figures are medians, each with its 95 % interval in brackets.
+  const bool any_repeated = std::any_of(points.begin(), points.end(),
+                                        [](const results::Point& p) { return results::RepeatCount(p.agg) > 1; });
+  const std::size_t wide = any_repeated ? 26u : 11u;
+  const std::size_t e2el_wide = any_repeated ? 20u : 10u;
+  std::cout << Pad("point", 76) << Pad("kind", 10) << Pad("n", 4) << Pad("tok/s/GPU", wide) << Pad("tok/s/user", wide)
+            << Pad("E2EL [s]", e2el_wide) << Pad("scale", 7) << Pad("host error", 30) << "verdict\n";
   for (const auto& p : points) {
     const auto m = results::DeScaled(p);
     // The headline figure the host moved most, and how many statistics it moved past the tolerance.
@@ -492,10 +510,24 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
       host = results::PercentText(*h.worst_headline_rel) + " " + h.worst_headline;
       if (!h.marks.empty()) host += " (" + std::to_string(h.marks.size()) + " marked)";
     }
+    const auto figure = [&](const char* key, double value, int digits) {
+      std::string text = Fixed(value, digits);
+      if (const auto f = results::DeScaledRepeatFigure(p, key)) {
+        text += " [" + Fixed(f->interval.low, digits) + ", " + Fixed(f->interval.high, digits) + "]";
+      }
+      return text;
+    };
     std::cout << Pad(p.key.Canonical(), 76) << Pad(results::PointKindName(p.provenance.kind), 10)
-              << Pad(Fixed(m.tput_per_gpu, 1), 11) << Pad(Fixed(m.median_intvty, 1), 11)
-              << Pad(Fixed(m.median_e2el, 2), 10) << Pad(Fixed(p.provenance.time_scale, 0), 7) << Pad(host, 30)
-              << p.provenance.verdict << '\n';
+              << Pad(std::to_string(results::RepeatCount(p.agg)), 4)
+              << Pad(figure("tput_per_gpu", m.tput_per_gpu, 1), wide)
+              << Pad(figure("median_intvty", m.median_intvty, 1), wide)
+              << Pad(figure("median_e2el", m.median_e2el, 2), e2el_wide) << Pad(Fixed(p.provenance.time_scale, 0), 7)
+              << Pad(host, 30) << p.provenance.verdict << '\n';
+  }
+  if (any_repeated) {
+    std::cout << "\nn: measurements of the point; a repeated point shows the median over its repeats and the 95 % "
+                 "interval of the median (order statistics; below 6 repeats the interval is [min, max], covering "
+                 "75 % at 3 and 93.75 % at 5)\n";
   }
   if (evaluations.empty()) return kExitOk;
   std::cout << "\n"
@@ -553,19 +585,37 @@ struct CompareCommand {
   std::string db = results::DefaultStorePath();
   std::string baseline;
   std::string candidate;
-  std::string threshold = "5%";
+  std::string min_effect = "5";
+  double alpha = 0.05;
+  int history = 10;
+  std::vector<double> interactivities;
+  std::string format = "text";
+  std::string fail_on = "never";
   bool verbose = false;
 };
 
+std::string RunName(const results::RunSummary& run) {
+  return "run " + std::to_string(run.id) + " " + run.info.run_key + " (" + run.info.label + ")";
+}
+
 int RunCompare(const CompareCommand& cmd) {
   results::CompareOptions options;
-  options.threshold = results::ParseThreshold(cmd.threshold);
+  options.rules.min_effect = results::ParseMinEffectPercent(cmd.min_effect);
+  if (!(cmd.alpha > 0 && cmd.alpha < 1)) {
+    throw InputError(Diagnostic{{}, "", "--alpha", "must be a significance level in (0, 1)"});
+  }
+  options.rules.alpha = cmd.alpha;
+  options.history_runs = cmd.history;
+  for (double x : cmd.interactivities) {
+    if (!(x > 0)) throw InputError(Diagnostic{{}, "", "--interactivity", "must be positive tok/s/user"});
+  }
+  options.interactivities = cmd.interactivities;
   auto store = OpenExisting(cmd.db);
   const results::RunSummary base = store->FindRun(cmd.baseline);
+  const auto runs = store->ListRuns();
   results::RunSummary cand;
   if (cmd.candidate.empty()) {
     // The newest other run.
-    const auto runs = store->ListRuns();
     bool found = false;
     for (const auto& r : runs) {
       if (r.id != base.id) {
@@ -579,18 +629,32 @@ int RunCompare(const CompareCommand& cmd) {
   } else {
     cand = store->FindRun(cmd.candidate);
   }
-  const auto comparison = results::CompareRuns(store->Points(base.id), store->Points(cand.id), options);
+  // The series' history: the runs stored before the baseline (the candidate aside), oldest first.
+  std::vector<std::vector<results::Point>> history;
+  std::vector<const results::RunSummary*> earlier;
+  for (const auto& r : runs) {
+    if (r.id < base.id && r.id != cand.id) earlier.push_back(&r);
+  }
+  const std::size_t keep = static_cast<std::size_t>(std::max(0, cmd.history));
+  for (std::size_t i = earlier.size() > keep ? earlier.size() - keep : 0; i < earlier.size(); ++i) {
+    history.push_back(store->Points(earlier[i]->id));
+  }
+  const auto comparison = results::CompareRuns(store->Points(base.id), store->Points(cand.id), options, history);
   results::EvaluationQuery base_query, cand_query;
   base_query.run_id = base.id;
   cand_query.run_id = cand.id;
   const auto accuracy = results::CompareEvaluations(store->Evaluations(base_query), store->Evaluations(cand_query));
-  std::cout << "baseline:  run " << base.id << " " << base.info.run_key << " (" << base.info.label << ")\n"
-            << "candidate: run " << cand.id << " " << cand.info.run_key << " (" << cand.info.label << ")\n\n"
-            << results::FormatComparison(comparison, options, cmd.verbose);
-  if (!accuracy.changes.empty()) std::cout << '\n' << results::FormatEvaluationComparison(accuracy);
   const bool regressed = comparison.point_regressions + comparison.frontier_regressions + accuracy.regressions > 0;
-  std::cout << (regressed ? "\nREGRESSIONS FOUND\n" : "\nno regressions beyond the threshold\n");
-  return regressed ? kExitRunFailed : kExitOk;
+  if (cmd.format == "markdown") {
+    std::cout << results::ComparisonMarkdown(comparison, accuracy, options, {RunName(base), RunName(cand)});
+  } else {
+    std::cout << "baseline:  " << RunName(base) << "\n"
+              << "candidate: " << RunName(cand) << "\n\n"
+              << results::FormatComparison(comparison, options, cmd.verbose);
+    if (!accuracy.changes.empty()) std::cout << '\n' << results::FormatEvaluationComparison(accuracy);
+    std::cout << (regressed ? "\nSIGNIFICANT REGRESSIONS FOUND\n" : "\nno significant regression\n");
+  }
+  return regressed && cmd.fail_on == "regression" ? kExitRegression : kExitOk;
 }
 
 // --- command table ---------------------------------------------------------------------------
@@ -728,13 +792,28 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   auto compare = std::make_shared<CompareCommand>();
   auto* c = results_cmd->add_subcommand(
       "compare",
-      "Compare a candidate run with a baseline point by point, on the Pareto frontier and on accuracy (a score "
-      "drop beyond 2 standard errors or below its threshold); exit 1 on regressions");
+      "Compare a candidate run with a baseline point by point, on the Pareto frontier and on accuracy; a change is "
+      "flagged only when a test puts it outside the noise (repeats, else the series' history) and it is at least "
+      "the minimum effect; exit 3 on a significant regression with --fail-on regression");
   c->add_option("--baseline", compare->baseline, "Baseline run")->required();
   c->add_option("--candidate", compare->candidate, "Candidate run (default: the newest other run)");
-  c->add_option("--threshold", compare->threshold, "Noise threshold: 5% or 0.05")->capture_default_str();
+  c->add_option("--min-effect-percent", compare->min_effect, "The smallest change worth reporting, in percent")
+      ->capture_default_str();
+  c->add_option("--alpha", compare->alpha, "Significance level of the tests")->capture_default_str();
+  c->add_option("--history", compare->history,
+                "Earlier runs a series without repeats is judged against (lookback), besides the baseline")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  c->add_option("--interactivity", compare->interactivities,
+                "Read the frontiers at these interactivities, tok/s/user (default: every frontier point)");
+  c->add_option("--format", compare->format, "text (terminal tables) or markdown (a pull-request comment)")
+      ->check(CLI::IsMember({"text", "markdown"}))
+      ->capture_default_str();
+  c->add_option("--fail-on", compare->fail_on, "never, or regression: exit 3 when a significant regression is found")
+      ->check(CLI::IsMember({"never", "regression"}))
+      ->capture_default_str();
   c->add_option("--db", compare->db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
-  c->add_flag("-v,--verbose", compare->verbose, "List every matched point, not only changes beyond the threshold");
+  c->add_flag("-v,--verbose", compare->verbose, "List every matched point, not only changes worth reporting");
   c->callback([compare, &result] { result.exit_code = RunCompare(*compare); });
 }
 

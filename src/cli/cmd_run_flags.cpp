@@ -77,6 +77,11 @@ void PrintPlan(const runner::RowPlan& p) {
   std::printf("%s\n  server: %s\n", p.result_filename.c_str(), JoinArgv(p.server.argv).c_str());
   if (p.client && !(p.eval && p.eval->only)) std::printf("  client: %s\n", JoinArgv(p.client->argv).c_str());
   if (p.eval) PrintEvalPlan(p);
+  if (p.repeats > 1) {
+    std::printf("  repeats: %d, %s\n", p.repeats,
+                p.repeat_fresh_server ? "a fresh server each (the row run once per repeat)"
+                                      : "one server, back to back (the client's --repeats)");
+  }
   std::printf("  logs:   %s\n", p.log_dir.c_str());
 }
 
@@ -191,6 +196,13 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
                   "Run a row up to N more times when its point is INVALID only because this host moved a headline "
                   "figure beyond --max-host-error-percent; earlier attempts are kept in the row's log folder")
       ->check(CLI::Range(0, 10));
+  cmd->add_option("--repeats", o.plan.repeats,
+                  "Measure each point N times (default: the site's `repeats`, else 1): every repeat's result is kept "
+                  "as <RF>.repeat-<k>.json and the point's figures are medians with 95% intervals")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag_callback(
+      "--repeat-fresh-server", [&o] { o.plan.repeat_fresh_server = true; },
+      "With --repeats: start a new server for each repeat (default: one server, the repeats back to back)");
   cmd->add_flag(
       "--dry-run", o.dry_run,
       "Print each row's command lines (multi-node: every worker, the router, a client per concurrency); start nothing");

@@ -1,5 +1,7 @@
 #include "dashboard/point_json.hpp"
 
+#include "core/repeat_stats.hpp"
+
 namespace infermark::dashboard {
 namespace {
 
@@ -8,6 +10,28 @@ Json Optional(const std::optional<double>& v) {
 }
 Json Optional(const std::optional<long long>& v) {
   return v ? Json(*v) : Json(nullptr);
+}
+
+// Each figure's median interval over a repeated point's repeats (null for a point measured once):
+// what the charts draw as error bars and the tooltip prints.
+Json RepeatIntervals(const DashboardPoint& p) {
+  if (p.repeats < 2) return nullptr;
+  Json out = Json::object();
+  const DashboardPoint::Repeats& r = p.repeat_values;
+  const std::pair<const char*, const std::vector<double>*> figures[] = {{"tput_per_gpu", &r.tput_per_gpu},
+                                                                        {"input_tput_per_gpu", &r.input_tput_per_gpu},
+                                                                        {"output_tput_per_gpu", &r.output_tput_per_gpu},
+                                                                        {"interactivity", &r.interactivity},
+                                                                        {"e2el_s", &r.e2el_s},
+                                                                        {"ttft_ms", &r.ttft_ms},
+                                                                        {"tpot_ms", &r.tpot_ms}};
+  for (const auto& [name, values] : figures) {
+    if (values->size() < 2) continue;
+    const MedianInterval m = MedianWithInterval(*values, kRepeatConfidenceLevel);
+    out[name] = {{"median", m.median},         {"low", m.low},     {"high", m.high}, {"min", m.min}, {"max", m.max},
+                 {"confidence", m.confidence}, {"values", *values}};
+  }
+  return out;
 }
 
 }  // namespace
@@ -64,6 +88,9 @@ Json PointJson(const DashboardPoint& p) {
   j["evaluations"] = p.evaluation_ids;
   j["evaluations_url"] =
       p.evaluation_ids.empty() ? Json(nullptr) : Json("/api/v1/evaluations?point=" + std::to_string(p.id));
+  j["repeats"] = p.repeats;
+  j["repeat_server"] = p.repeat_server.empty() ? Json(nullptr) : Json(p.repeat_server);
+  j["intervals"] = RepeatIntervals(p);
   const PointProvenance& v = p.provenance;
   j["provenance"] = {{"image", v.image},
                      {"flags", v.flags},

@@ -8,6 +8,7 @@
 #include "report/price_table.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/point_validity.hpp"
+#include "results/repeat_record.hpp"
 #include "results/runner_label.hpp"
 
 namespace infermark::dashboard {
@@ -116,6 +117,25 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
     if (const std::optional<double> usd_per_hour = prices(d.hardware, d.date)) {
       d.cost_per_m_tokens = results::CostPerMillionTokens(*usd_per_hour, d.output_tput_per_gpu);
     }
+  }
+  d.repeats = results::RepeatCount(agg);
+  if (d.repeats > 1) {
+    d.repeat_server = agg["repeats"].value("server", std::string());
+    const auto values = [&](const std::string& key, double scale) {
+      std::vector<double> out;
+      if (const auto figure = results::DeScaledRepeatFigure(point, key)) {
+        for (const double v : figure->values) out.push_back(v * scale);
+      }
+      return out;
+    };
+    DashboardPoint::Repeats& r = d.repeat_values;
+    r.tput_per_gpu = values("tput_per_gpu", 1);
+    r.input_tput_per_gpu = values("input_tput_per_gpu", 1);
+    r.output_tput_per_gpu = values("output_tput_per_gpu", 1);
+    r.interactivity = values(d.agentic ? "median_e2e_norm_intvty" : "median_intvty", 1);
+    r.e2el_s = values("median_e2el", 1);
+    r.ttft_ms = values("median_ttft", 1000);
+    r.tpot_ms = values("median_tpot", 1000);
   }
   const results::Provenance& v = point.provenance;
   d.provenance = {v.image, v.engine_flags, v.host, v.infermark_version, v.time_scale, point.ingested_at, run.source};

@@ -73,7 +73,21 @@ struct DashboardPoint {
   /// it moved most, and the statistics it moved past the tolerance (a chart draws a point hollow
   /// when the statistic it plots is marked).
   results::HostErrorSummary host_error;
-  PointProvenance provenance;  ///< Where it came from.
+  int repeats = 1;            ///< Measurements behind its figures (1: measured once).
+  std::string repeat_server;  ///< A repeated point: `same` (one server, back to back) or `fresh`.
+  /// A repeated point: each repeat's figures, de-scaled, in repeat order (empty when measured once):
+  /// total, input and output tok/s/GPU, interactivity (as `interactivity`), E2E latency (s), TTFT
+  /// and TPOT (ms).
+  struct Repeats {
+    std::vector<double> tput_per_gpu;         ///< Total tok/s/GPU.
+    std::vector<double> input_tput_per_gpu;   ///< Input tok/s/GPU.
+    std::vector<double> output_tput_per_gpu;  ///< Output tok/s/GPU.
+    std::vector<double> interactivity;        ///< tok/s/user.
+    std::vector<double> e2el_s;               ///< Median E2E latency, s.
+    std::vector<double> ttft_ms;              ///< Median TTFT, ms.
+    std::vector<double> tpot_ms;              ///< Median TPOT, ms.
+  } repeat_values;                            ///< See Repeats.
+  PointProvenance provenance;                 ///< Where it came from.
   /// Store ids of the accuracy evaluations of its configuration (results::SameConfiguration).
   std::vector<std::int64_t> evaluation_ids;
   std::string json;  ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.

@@ -90,7 +90,7 @@ Json ResultsJson(const EvalResult& r, const RunDescription& run) {
                        {"random_seed", 0},
                        {"numpy_seed", 1234},
                        {"torch_seed", 1234},
-                       {"fewshot_seed", 1234}};
+                       {"fewshot_seed", r.generation.seed}};
   out["date"] = r.start_unix;
   if (Status(r) == "complete") out["lm_eval_version"] = std::string("infermark ") + kVersion;
   out["model_source"] = api_model;
@@ -110,6 +110,7 @@ Json ResultsJson(const EvalResult& r, const RunDescription& run) {
       Json{{"status", Status(r)},         {"valid", r.invalid_reasons.empty()}, {"invalid_reasons", r.invalid_reasons},
            {"failed_requests", r.failed}, {"retried_requests", r.retried},      {"errors", errors},
            {"version", kVersion}};
+  if (!r.repeats.is_null()) out["infermark"]["repeats"] = r.repeats;
   return out;
 }
 
@@ -195,7 +196,7 @@ Json MetaEnvJson(const EnvLookup& env, const std::string& model, std::size_t con
 }
 
 WrittenFiles WriteEvalFiles(const std::string& dir, const EvalResult& result, const RunDescription& run,
-                            const EnvLookup& env) {
+                            const EnvLookup& env, bool meta_env) {
   namespace fs = std::filesystem;
   fs::create_directories(dir);
   const std::string stamp = FileStamp();
@@ -204,10 +205,12 @@ WrittenFiles WriteEvalFiles(const std::string& dir, const EvalResult& result, co
   WrittenFiles w;
   w.results = (fs::path(dir) / (prefix + "results_" + stamp + ".json")).string();
   w.samples = (fs::path(dir) / (prefix + "samples_" + result.task.task + "_" + stamp + ".jsonl")).string();
-  w.meta_env = (fs::path(dir) / "meta_env.json").string();
   WriteFileAtomic(w.results, Indented(ResultsJson(result, run)));
   WriteFileAtomic(w.samples, SamplesJsonl(result));
-  WriteFileAtomic(w.meta_env, Indented(MetaEnvJson(env, run.model, run.concurrency)));
+  if (meta_env) {
+    w.meta_env = (fs::path(dir) / "meta_env.json").string();
+    WriteFileAtomic(w.meta_env, Indented(MetaEnvJson(env, run.model, run.concurrency)));
+  }
   return w;
 }
 

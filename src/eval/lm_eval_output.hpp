@@ -47,8 +47,9 @@ struct WrittenFiles {
   std::string meta_env;  ///< meta_env.json.
 };
 
-/// Writes the three files into `dir` (created when missing).
+/// Writes the three files into `dir` (created when missing); without `meta_env`, lm-eval's two
+/// files alone (an eval's repeat: its folder is not an eval folder of its own).
 WrittenFiles WriteEvalFiles(const std::string& dir, const EvalResult& result, const RunDescription& run,
-                            const EnvLookup& env);
+                            const EnvLookup& env, bool meta_env = true);
 
 }  // namespace infermark::eval

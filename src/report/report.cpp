@@ -15,11 +15,13 @@
 #include "power/power_fields.hpp"
 #include "report/eval_section.hpp"
 #include "report/pareto.hpp"
+#include "report/repeat_band.hpp"
 #include "report/svg_chart.hpp"
 #include "results/agentic_record.hpp"
 #include "results/host_error_summary.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/point_validity.hpp"
+#include "results/repeat_record.hpp"
 
 namespace infermark::results {
 namespace {
@@ -61,6 +63,8 @@ svg .legend-marker.predicted { fill: #fff; stroke-width: 2; }
 svg .halo { fill-opacity: 0.18; stroke-opacity: 0.6; stroke-width: 1.2; }
 svg .frontier.dashed { stroke-dasharray: 2 4; stroke-width: 1.8; }
 svg .frontier.offload { stroke-width: 3.4; stroke-opacity: 0.7; }
+svg .frontier-band { fill-opacity: 0.14; stroke: none; }
+svg .error-bar { fill: none; stroke-width: 1.3; stroke-opacity: 0.85; }
 svg .frontier-label { font-size: 12.5px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 svg .legend-label { font-size: 13px; fill: var(--fg); }
 .table-wrap { overflow-x: auto; margin: 6px 0 10px; }
@@ -203,10 +207,18 @@ std::string PointTitle(const Drawn& d) {
     if (p.provenance.time_scale != 1) t += " (de-scaled from ×" + ScaleText(p.provenance.time_scale) + ")";
     return t;
   }
+  // A repeated point's figure: the median with its interval.
+  const auto interval = [&](const char* key, int digits) {
+    const auto f = DeScaledRepeatFigure(p, key);
+    return f ? " [" + Fixed(f->interval.low, digits) + ", " + Fixed(f->interval.high, digits) + "]" : std::string();
+  };
   t += SeriesGroup(p) + "  " + p.key.topology + "  conc " + std::to_string(p.key.conc) + "\n";
-  t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + "\n";
-  t += "interactivity: " + Fixed(d.m.median_intvty, 1) + " tok/s/user\n";
-  t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + " s\n";
+  if (const int n = RepeatCount(p.agg); n > 1) {
+    t += "median of " + std::to_string(n) + " repeats, [95 % interval of the median]\n";
+  }
+  t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + interval("tput_per_gpu", 1) + "\n";
+  t += "interactivity: " + Fixed(d.m.median_intvty, 1) + interval("median_intvty", 1) + " tok/s/user\n";
+  t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + interval("median_e2el", 2) + " s\n";
   t += "median TTFT: " + Fixed(d.m.median_ttft * 1000, 0) + " ms, p99 TTFT: " + Fixed(d.m.p99_ttft * 1000, 0) + " ms\n";
   t += PowerTitle(p);
   t += std::string(PointKindName(p.provenance.kind)) + ", run " + d.run->run.info.label;
@@ -306,8 +318,10 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
 
 // One chart of throughput per GPU against `x`, a series per drawn series with its Pareto frontier
 // over the points their run did not judge INVALID; `front` marks the frontier points in `drawn`.
+// `x_key` names the x figure in a repeated point's record (its repeats give the error bars and,
+// when every valid point of a series was repeated, the band around its frontier).
 ChartSpec ParetoChart(ChartSpec spec, std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series,
-                      double (*x)(const Drawn&), XGoal goal, bool Drawn::*front) {
+                      double (*x)(const Drawn&), const char* x_key, XGoal goal, bool Drawn::*front) {
   std::map<std::size_t, std::vector<ChartPoint>> by_series;
   for (std::size_t i = 0; i < drawn.size(); ++i) {
     const double xv = x(drawn[i]);
@@ -320,16 +334,39 @@ ChartSpec ParetoChart(ChartSpec spec, std::vector<Drawn>& drawn, const std::vect
     // One name per group and chart: the first series of the group (measured before predicted).
     if (tagged.insert(series[s].group).second) cs.tag = series[s].tag;
     std::vector<ChartPoint> valid;
+    std::vector<std::pair<RepeatFigure, RepeatFigure>> repeats;
+    bool all_repeated = true;
     for (const ChartPoint& p : points) {
-      if (!Invalid(*drawn[p.index].point)) valid.push_back(p);
+      if (Invalid(*drawn[p.index].point)) continue;
+      valid.push_back(p);
+      const auto rx = DeScaledRepeatFigure(*drawn[p.index].point, x_key);
+      const auto ry = DeScaledRepeatFigure(*drawn[p.index].point, "tput_per_gpu");
+      if (rx && ry) {
+        repeats.emplace_back(*rx, *ry);
+      } else {
+        all_repeated = false;
+      }
+    }
+    std::vector<std::vector<ChartPoint>> repeat_fronts;
+    if (all_repeated && !repeats.empty()) {
+      std::vector<RepeatXY> xy;
+      for (const auto& [rx, ry] : repeats) xy.push_back({&rx.values, &ry.values});
+      repeat_fronts = RepeatFronts(RepeatCharts(xy), goal);
     }
     for (const ChartPoint& f : ParetoFront(valid, goal)) {
       cs.frontier.emplace_back(f.x, f.y);
       drawn[f.index].*front = true;
+      if (const auto band = RepeatBandAt(repeat_fronts, f.x)) cs.band.push_back({f.x, band->low, band->high});
     }
     for (const ChartPoint& p : points) {
-      cs.points.push_back(
-          {p.x, p.y, PointTitle(drawn[p.index]), drawn[p.index].*front, Invalid(*drawn[p.index].point)});
+      ChartDatum datum{p.x, p.y, PointTitle(drawn[p.index]), drawn[p.index].*front, Invalid(*drawn[p.index].point)};
+      if (const auto rx = DeScaledRepeatFigure(*drawn[p.index].point, x_key)) {
+        datum.x_interval = {rx->interval.low, rx->interval.high};
+      }
+      if (const auto ry = DeScaledRepeatFigure(*drawn[p.index].point, "tput_per_gpu")) {
+        datum.y_interval = {ry->interval.low, ry->interval.high};
+      }
+      cs.points.push_back(std::move(datum));
     }
     spec.series.push_back(std::move(cs));
   }
@@ -514,14 +551,16 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
          "Interactivity (median) [tok/s/user]",
          "Token throughput [tok/s/GPU]",
          {}},
-        drawn, series, [](const Drawn& d) { return d.m.median_intvty; }, XGoal::kMaximize, &Drawn::front_intvty);
+        drawn, series, [](const Drawn& d) { return d.m.median_intvty; }, "median_intvty", XGoal::kMaximize,
+        &Drawn::front_intvty);
     const ChartSpec e2el = ParetoChart(
         {id + "-e2el",
          "Token throughput per GPU vs. end-to-end latency",
          "End-to-end latency (median) [s]",
          "Token throughput [tok/s/GPU]",
          {}},
-        drawn, series, [](const Drawn& d) { return d.m.median_e2el; }, XGoal::kMinimize, &Drawn::front_e2el);
+        drawn, series, [](const Drawn& d) { return d.m.median_e2el; }, "median_e2el", XGoal::kMinimize,
+        &Drawn::front_e2el);
     html += "<section class=\"scenario\" id=\"scenario-" + std::to_string(chart_no) + "\">\n<h2>" +
             EscapeXml(drawn.front().point->key.model) + " · ISL " + std::to_string(drawn.front().point->key.isl) +
             " / OSL " + std::to_string(drawn.front().point->key.osl) + "</h2>\n";
@@ -539,16 +578,16 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
          "E2E-normalized interactivity (P50) [tok/s/user]",
          "Token throughput [tok/s/GPU]",
          {}},
-        drawn, series, [](const Drawn& d) { return d.m.median_e2e_norm_intvty; }, XGoal::kMaximize,
-        &Drawn::front_intvty);
+        drawn, series, [](const Drawn& d) { return d.m.median_e2e_norm_intvty; }, "median_e2e_norm_intvty",
+        XGoal::kMaximize, &Drawn::front_intvty);
     const ChartSpec full = ParetoChart(
         {id + "-full-response",
          "Token throughput per GPU vs. full-response interactivity",
          "Full-response interactivity (P50) [tok/s/user]",
          "Token throughput [tok/s/GPU]",
          {}},
-        drawn, series, [](const Drawn& d) { return d.m.median_full_response_intvty; }, XGoal::kMaximize,
-        &Drawn::front_e2el);
+        drawn, series, [](const Drawn& d) { return d.m.median_full_response_intvty; }, "median_full_response_intvty",
+        XGoal::kMaximize, &Drawn::front_e2el);
     const ChartSpec cache = CacheChart(
         {id + "-cache", "Prefix-cache hit rate vs. users", "Users (concurrent sessions)", "Cache hit rate [%]", {}},
         drawn, series);

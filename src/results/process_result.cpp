@@ -6,8 +6,10 @@
 #include <limits>
 
 #include "core/diagnostic.hpp"
+#include "metrics/repeat_result.hpp"
 #include "power/power_aggregation.hpp"
 #include "power/power_fields.hpp"
+#include "results/repeat_record.hpp"
 
 namespace infermark::results {
 namespace {
@@ -293,6 +295,11 @@ Json ProcessClientResult(const Json& result, const ProcessSettings& settings, co
   if (options.power_fields && !CarryPowerFields(result, data)) {
     data["power_metric_schema_version"] = kPowerMetricSchemaVersion;
     data["power_valid"] = 0;
+  }
+  // A repeated point: every figure per repeat, each repeat processed as the combined one was.
+  if (metrics::RepeatsBlock(result) != nullptr) {
+    data["repeats"] =
+        RepeatRecordBlock(result, [&](const Json& one) { return ProcessClientResult(one, settings, path, options); });
   }
   return data;
 }

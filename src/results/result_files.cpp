@@ -9,6 +9,7 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
+#include "metrics/repeat_result.hpp"
 #include "power/agentic_power.hpp"
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
@@ -241,6 +242,33 @@ Point PointFromClientResult(const std::string& raw_text, const Json& result, con
   return point;
 }
 
+std::vector<PointRepeat> ReadRepeatFiles(const Json& result, const ReadOptions& options, const std::string& path) {
+  const Json* block = metrics::RepeatsBlock(result);
+  if (block == nullptr) return {};
+  std::vector<PointRepeat> repeats;
+  const metrics::RepeatSetup setup = metrics::RepeatSetupOf(*block);
+  for (std::size_t k = 0; k < setup.files.size(); ++k) {
+    const fs::path file = fs::path(path).parent_path() / setup.files[k];
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
+    std::string text;
+    const Json doc = ParseFile(file.string(), text);
+    // Deployment facts as the combined result's (its name and row record), provenance its own.
+    const Point one = PointFromClientResult(text, doc, options, path);
+    PointRepeat r;
+    r.index = static_cast<int>(k + 1);
+    r.verdict = one.provenance.verdict;
+    r.started_at = one.provenance.started_at;
+    r.ended_at = one.provenance.ended_at;
+    r.source_path = file.string();
+    r.raw_sha256 = Sha256Hex(text);
+    r.raw_json = std::move(text);
+    r.agg = one.agg;
+    repeats.push_back(std::move(r));
+  }
+  return repeats;
+}
+
 std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& options) {
   std::string text;
   const Json doc = ParseFile(path, text);
@@ -280,10 +308,30 @@ std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& op
   if (fs::is_regular_file(agg_path, ec)) {
     std::string agg_text;
     const Json agg = ParseFile(agg_path.string(), agg_text);
-    if (IsAggRecord(agg)) return {FromAgg(agg, text, &doc, options, path)};
+    if (IsAggRecord(agg)) {
+      Point point = FromAgg(agg, text, &doc, options, path);
+      point.repeats = ReadRepeatFiles(doc, options, path);
+      return {point};
+    }
   }
-  return {PointFromClientResult(text, doc, options, path)};
+  Point point = PointFromClientResult(text, doc, options, path);
+  point.repeats = ReadRepeatFiles(doc, options, path);
+  return {point};
 }
+
+namespace {
+
+// Whether `file` lies in an eval folder at or below `root` (its own folder or one above it).
+bool InsideEvalFolder(const fs::path& file, const fs::path& root) {
+  const fs::path top = root.lexically_normal();
+  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (IsEvalFolder(dir.string())) return true;
+    if (dir.lexically_normal() == top || dir == dir.parent_path()) break;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
@@ -296,12 +344,17 @@ std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths
         if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
         const std::string name = it->path().filename().string();
         if (name.rfind("power_validation", 0) == 0) continue;
-        // An eval folder's files (lm-eval's results, meta_env.json, eval_status.json) are read as
-        // one evaluation by ReadEvalFolder, never as result files.
-        if (IsEvalFolder(it->path().parent_path().string())) continue;
+        // An eval folder's files (lm-eval's results, meta_env.json, eval_status.json, its repeats'
+        // folders) are read as one evaluation by ReadEvalFolder, never as result files.
+        if (InsideEvalFolder(it->path(), path)) continue;
         if (IsAgenticArtifact(it->path())) continue;
         if (name.size() > 9 && name.compare(name.size() - 9, 9, ".row.json") == 0) continue;  // sweep's row record
         if (name.rfind("agg_", 0) == 0 && fs::is_regular_file(it->path().parent_path() / name.substr(4), ec)) continue;
+        // A repeat's file (or a spoiled attempt's) is read with the combined result it belongs to.
+        if (const auto owner = metrics::RepeatOwnerName(name);
+            owner && fs::is_regular_file(it->path().parent_path() / *owner, ec)) {
+          continue;
+        }
         found.push_back(it->path().string());
       }
       std::sort(found.begin(), found.end());

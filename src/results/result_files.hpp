@@ -44,6 +44,12 @@ Point PointFromClientResult(const std::string& raw_text, const Json& result, con
 Point PointFromAgenticAggregate(const std::string& raw_text, const Json& aggregate, const Json& summary,
                                 const ReadOptions& options, const std::string& path);
 
+/// The repeats of the combined result `result` at `path` (metrics/repeat_result.hpp), read from
+/// their files beside it with the combined result's deployment facts (its name, its row record),
+/// each with its own verdict, window and processed record; a repeat whose file is gone is left out
+/// (the combined record still holds its figures). Empty for a result measured once.
+std::vector<PointRepeat> ReadRepeatFiles(const Json& result, const ReadOptions& options, const std::string& path);
+
 /// The points of one file: a client result, an agg record, an agentic aggregate (with aiperf's run
 /// summary beside it, ReadAgenticSummaryBeside), or a JSON array of agg records and agentic
 /// aggregates. A client result with a sibling `agg_<name>.json` is read from that record (its key
@@ -56,7 +62,9 @@ std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& op
 /// under `aiperf_artifacts/`, `profile_export_aiperf.json`, `server_metrics_export.json`,
 /// `inputs.json`, `agentic_power_window.json`), the files of eval folders (IsEvalFolder), and agg
 /// records whose client result is in the same
-/// folder (the client result is read with its record). Throws InputError for a path that does not exist.
+/// folder (the client result is read with its record), and repeats' files (`<stem>.repeat-<k>.json`,
+/// spoiled attempts `….attempt-<a>.json`) whose combined `<stem>.json` is in the same folder. Throws InputError for a
+/// path that does not exist.
 std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths);
 
 /// True when `doc` looks like a processed agg record (has `hw` and `tput_per_gpu`).

@@ -61,6 +61,7 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
     results::Point point = plan.agentic_config
                                ? results::PointFromAgenticAggregate(raw, result, summary, options, plan.result_path)
                                : results::PointFromClientResult(raw, result, options, plan.result_path);
+    if (!plan.agentic_config) point.repeats = results::ReadRepeatFiles(result, options, plan.result_path);
     if (point.provenance.matrix_row.is_null()) point.provenance.matrix_row = row.raw;
     if (point.provenance.engine_flags.empty()) {
       for (const auto& a : plan.server.argv)

@@ -237,6 +237,26 @@ std::vector<std::string> ContainerArgv(const TargetSpec& target, const std::stri
   return argv;
 }
 
+namespace {
+
+// How often the row's point is measured and how: the client's repeats back to back against one
+// server (its `bench serve --repeats`, with the sweep's host retries for each repeat), or the row run
+// again per repeat. Agentic rows (their own client) and multi-node rows measure once.
+void PlanRepeats(RowPlan& plan, const SiteConfig& site, const PlanOptions& options) {
+  const int repeats = options.repeats.value_or(site.defaults.repeats);
+  if (repeats <= 1 || plan.agentic_config || plan.multinode) return;
+  plan.repeats = repeats;
+  plan.repeat_fresh_server = options.repeat_fresh_server.value_or(site.defaults.repeat_fresh_server) ||
+                             plan.kind == TargetKind::kScript || plan.kind == TargetKind::kContainer;
+  if (plan.repeat_fresh_server || !plan.client) return;
+  plan.client->argv.insert(plan.client->argv.end(), {"--repeats", std::to_string(repeats)});
+  if (options.host_retries > 0) {
+    plan.client->argv.insert(plan.client->argv.end(), {"--host-retries", std::to_string(options.host_retries)});
+  }
+}
+
+}  // namespace
+
 RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options) {
   RowPlan plan;
   plan.label = row.runner;
@@ -397,6 +417,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     plan.client = std::move(client);
   }
   if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options);
+  PlanRepeats(plan, site, options);
   return plan;
 }
 

@@ -43,6 +43,9 @@ struct PlanOptions {
   std::string eval_thresholds;            ///< Eval rows: thresholds file (empty: data/evals/thresholds.yaml).
   /// CPUs the built-in engine and its client are split over (runner/cpu_split.hpp); empty: no pinning.
   std::vector<int> host_cpus{};
+  std::optional<int> repeats;               ///< Measurements of each point (`--repeats`); unset: the site's.
+  std::optional<bool> repeat_fresh_server;  ///< A fresh server per repeat; unset: the site's.
+  int host_retries = 0;                     ///< The sweep's --host-retries, applied to each repeat.
 };
 
 /// GPU power telemetry of a measured row: InferenceX's monitor lifecycle (sampling from before the
@@ -93,6 +96,14 @@ struct RowPlan {
   /// allocation would hold (PlannedNodeNames), as `run --dry-run` shows them; the run places the
   /// same deployment on the nodes Slurm grants.
   std::optional<MultiNodeLaunch> planned_launch;
+  /// Measurements of the point (`--repeats`): 1 for a row measured once, and for agentic and
+  /// multi-node rows, whose clients measure once.
+  int repeats = 1;
+  /// The repeats each on a fresh server: the runner runs the row `repeats` times and combines the
+  /// results (runner/row_repeats.hpp); false: the client runs them back to back against one server
+  /// (`bench serve --repeats`). Launcher scripts run their own client, so their repeats always
+  /// start the launcher again.
+  bool repeat_fresh_server = false;
   /// Eval rows (`run-eval` or `eval-only`): the eval step. An eval-only row runs no throughput
   /// point: its client is planned (as `--dry-run` shows) but not started.
   std::optional<EvalPlan> eval;

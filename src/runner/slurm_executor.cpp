@@ -92,6 +92,8 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   s << " --startup-timeout " << settings.limits.startup_timeout_s << " --row-timeout " << settings.limits.row_timeout_s;
   if (!settings.resume) s << " --no-resume";
   if (settings.host_retries > 0) s << " --host-retries " << settings.host_retries;
+  if (plan.repeats > 1)
+    s << " --repeats " << plan.repeats << (plan.repeat_fresh_server ? " --repeat-fresh-server" : "");
   if (slurm.no_store) {
     s << " --no-store";
   } else {

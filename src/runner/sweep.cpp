@@ -14,6 +14,7 @@
 #include "runner/multinode_row.hpp"
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
+#include "runner/row_repeats.hpp"
 #include "runner/stop_signal.hpp"
 
 namespace infermark::runner {
@@ -180,9 +181,11 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
                       const SweepSettings& settings) {
   std::vector<RowPlan> plans;
   std::vector<Diagnostic> problems;
+  PlanOptions plan_options = settings.plan;
+  plan_options.host_retries = settings.host_retries;  // a client's repeats are each retried so
   for (const auto& row : rows) {
     try {
-      plans.push_back(PlanRow(row, site, settings.plan));
+      plans.push_back(PlanRow(row, site, plan_options));
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
@@ -197,7 +200,11 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
   }
   // Processes started in the instant before their group was recorded carry the row's mark.
   KillMarkedProcesses(marks);
-  const RowExecutor run = settings.executor ? settings.executor : RowExecutor(&RunRowLocally);
+  const RowExecutor executor = settings.executor ? settings.executor : RowExecutor(&RunRowLocally);
+  const RowExecutor run = [&](const RowPlan& plan, const RowLimits& limits) {
+    return plan.repeats > 1 && plan.repeat_fresh_server ? RunRowRepeats(plan, limits, executor, settings.host_retries)
+                                                        : executor(plan, limits);
+  };
   SweepSummary summary;
   Progress progress(settings.progress != nullptr ? settings.progress : stderr, static_cast<int>(plans.size()),
                     settings.progress_tty);

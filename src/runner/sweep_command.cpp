@@ -164,6 +164,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
     throw InputError(Diagnostic{SourceMark{}, "", "--executor", "must be local or slurm"});
   }
   PlanOptions plan = o.plan;
+  plan.host_retries = o.host_retries;
   if (site.defaults.pin_cpus && plan.host_cpus.empty()) plan.host_cpus = HostCpus();
   SweepSettings settings;
   settings.plan = plan;

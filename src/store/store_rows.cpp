@@ -13,6 +13,8 @@
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
 #include "results/multinode_fields.hpp"
+#include "results/repeat_record.hpp"
+#include "store/store_schema.hpp"
 
 // GCC 12 warns that a NULL (std::monostate) StoreValue moved inside the column vector "may be used
 // uninitialized": a known false positive on std::variant.
@@ -210,7 +212,15 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
   if (schema_version >= 7) columns.emplace_back("power_invalid_reasons", JoinReasons(v.power_invalid_reasons));
   if (schema_version >= 9)
     columns.emplace_back("host_error", v.host_error.is_object() ? v.host_error.dump() : std::string());
+  if (schema_version >= RepeatsSchemaVersion()) {
+    columns.emplace_back("repeats", std::int64_t{RepeatCount(point.agg)});
+    const auto block = point.agg.find("repeats");
+    columns.emplace_back("repeat_server", block != point.agg.end() && block->is_object()
+                                              ? block->value("server", std::string())
+                                              : std::string());
+  }
   row.columns = std::move(columns);
+  row.repeats = &point.repeats;
   return row;
 }
 
@@ -221,6 +231,18 @@ std::string PointSelectList(int schema_version, bool raw) {
          (schema_version >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : ", '', '', ''") +
          (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id" +
          (schema_version >= 9 ? ", p.host_error" : ", ''");
+}
+
+std::vector<std::pair<const char*, StoreValue>> MakeRepeatColumns(const PointRepeat& repeat, std::int64_t point_id) {
+  return {{"point_id", point_id},
+          {"repeat_index", std::int64_t{repeat.index}},
+          {"verdict", repeat.verdict},
+          {"started_at", repeat.started_at},
+          {"ended_at", repeat.ended_at},
+          {"source_path", repeat.source_path},
+          {"raw_sha256", repeat.raw_sha256.empty() ? Sha256Hex(repeat.raw_json) : repeat.raw_sha256},
+          {"raw_json", repeat.raw_json},
+          {"agg_json", DumpJson(repeat.agg, kCompactJson)}};
 }
 
 std::string JoinReasons(const std::vector<std::string>& reasons) {

@@ -23,6 +23,7 @@ struct PointRow {
   std::string sha256;  ///< SHA-256 of the raw result (given, or computed from raw_json).
   std::string agg;     ///< The processed record, compact JSON (`agg_json`).
   std::vector<std::pair<const char*, StoreValue>> columns;  ///< Every column but the timestamps, in order.
+  const std::vector<PointRepeat>* repeats = nullptr;        ///< The point's repeats (point_repeats rows).
 };
 
 /// The row of `point` in run `run_id` for a store at `schema_version` (older stores lack newer
@@ -32,6 +33,28 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
 /// The select list a point is read from (`p` is points, `r` runs), newest columns included when
 /// the store has them and `p.run_id` last; `raw` false selects '' for raw_json.
 std::string PointSelectList(int schema_version, bool raw);
+
+/// The columns of repeat `repeat` of point `point_id` as one point_repeats row.
+std::vector<std::pair<const char*, StoreValue>> MakeRepeatColumns(const PointRepeat& repeat, std::int64_t point_id);
+
+/// The select list a repeat is read from (point_repeats' columns, `point_id` first).
+inline constexpr const char* kRepeatSelectList =
+    "point_id, repeat_index, verdict, started_at, ended_at, source_path, raw_sha256, raw_json, agg_json";
+
+/// A repeat from a row of a kRepeatSelectList query (its point id is the row's first column).
+template <typename Row>
+PointRepeat ReadRepeatRow(const Row& q) {
+  PointRepeat r;
+  r.index = static_cast<int>(q.Int(1));
+  r.verdict = q.Text(2);
+  r.started_at = q.Text(3);
+  r.ended_at = q.Text(4);
+  r.source_path = q.Text(5);
+  r.raw_sha256 = q.Text(6);
+  r.raw_json = q.Text(7);
+  r.agg = Json::parse(q.Text(8), nullptr, false);
+  return r;
+}
 
 /// Reasons as one stored text, `; `-separated (as the verdict line joins them).
 std::string JoinReasons(const std::vector<std::string>& reasons);

@@ -15,6 +15,10 @@ class PgConnection;
 /// The migrations in order; element i brings a store to version i + 1.
 const std::vector<std::string_view>& StoreMigrations();
 
+/// The first schema version with repeats (points' `repeats` and `repeat_server`, the point_repeats
+/// table): the position of the migration that creates point_repeats, wherever the list puts it.
+int RepeatsSchemaVersion();
+
 /// Migrates the store open on `db` to `target` (0: the newest), each step in its own transaction.
 /// Throws InputError when the store is newer than this build or is some other database.
 void MigrateStore(SqliteDb& db, int target);

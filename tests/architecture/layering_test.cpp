@@ -90,10 +90,12 @@ const Graph& Allowed() {
       {"tokenizer", {"core"}},
       {"http", {"core"}},
       {"metrics", {"core"}},
-      {"gpu", {"core"}},               // telemetry through NVML loaded at run time: no build dependency on a driver
-      {"perfmodel", {"core"}},         // no I/O beyond data files: never http, loadgen, engine or sim
-      {"power", {"core"}},             // telemetry files in, energy figures out: no store, no report
-      {"results", {"power", "core"}},  // processed records and points carry their power figures
+      {"gpu", {"core"}},        // telemetry through NVML loaded at run time: no build dependency on a driver
+      {"perfmodel", {"core"}},  // no I/O beyond data files: never http, loadgen, engine or sim
+      {"power", {"core"}},      // telemetry files in, energy figures out: no store, no report
+      // processed records and points carry their power figures, and a repeated point the layout of
+      // its result files (metrics/repeat_result.hpp)
+      {"results", {"metrics", "power", "core"}},
       {"store", {"results", "power", "core"}},            // keeps points; never draws them
       {"report", {"store", "results", "power", "core"}},  // reads the store; nothing below reads a report
       {"dashboard", {"report", "store", "results", "power", "http", "core"}},  // read-only server over the store

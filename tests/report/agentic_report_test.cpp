@@ -168,7 +168,8 @@ TEST(AgenticCompare, MatchesOnTheAgenticKeyOnly) {
   ASSERT_EQ(c.only_candidate.size(), 2u);
   for (const std::string& key : c.only_candidate) EXPECT_NE(key.find("kvdram-hicache"), std::string::npos) << key;
   EXPECT_TRUE(c.only_baseline.empty());
-  EXPECT_EQ(c.point_regressions, 8);
+  // Measured once, without history: a 10 % loss is inconclusive, never a regression.
+  EXPECT_EQ(c.point_regressions, 0);
   int agentic = 0;
   for (const PointComparison& p : c.points) {
     if (!p.key.Agentic()) {
@@ -180,6 +181,7 @@ TEST(AgenticCompare, MatchesOnTheAgenticKeyOnly) {
     EXPECT_EQ(p.deltas[1].metric, "median_e2e_norm_intvty");
     EXPECT_EQ(p.deltas[2].metric, "median_full_response_intvty");
     EXPECT_NEAR(p.deltas[0].change, -0.10, 1e-9);
+    EXPECT_EQ(p.deltas[0].evidence.status, ChangeStatus::kInconclusive);
     EXPECT_EQ(p.deltas[1].change, 0);
   }
   EXPECT_EQ(agentic, 4);

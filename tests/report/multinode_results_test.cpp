@@ -371,7 +371,9 @@ TEST_F(MultiNodeResults, CompareMatchesPointsAndFrontiersPerDeployment) {
   EXPECT_EQ(c.points.size(), 9u);
   EXPECT_TRUE(c.only_baseline.empty());
   EXPECT_TRUE(c.only_candidate.empty());
-  EXPECT_EQ(c.point_regressions, 9);
+  // Measured once, without history: the 20 % loss is inconclusive, never a regression.
+  EXPECT_EQ(c.point_regressions, 0);
+  for (const PointComparison& p : c.points) EXPECT_EQ(p.deltas[0].evidence.status, ChangeStatus::kInconclusive);
   std::set<std::string> groups;
   for (const FrontierSample& s : c.frontier) groups.insert(s.group);
   EXPECT_EQ(groups, (std::set<std::string>{"mi355x vllm fp4", "mi355x vllm fp4 disagg 1P1D tp4/tp4",

@@ -122,6 +122,28 @@ TEST(Report, InvalidPointsAreMarkedAndLeftOutOfFrontiers) {
   EXPECT_EQ(Count(html, "class=\"pt measured"), 2u * 26);  // still drawn
 }
 
+// A repeated point is drawn with error bars on both axes (its median's interval) and its series'
+// frontier with a band from the repeats' own frontiers; a point measured once has neither.
+TEST(Report, RepeatedPointsGetErrorBarsAndTheirFrontierABand) {
+  std::vector<Point> points;
+  for (auto& p : sample::SampleCurve({}, {1, 4, 16})) points.push_back(sample::WithRepeats(p, {1.0, 0.95, 1.05}));
+  sample::SampleSpec once;
+  once.hw = "h200";
+  for (auto& p : sample::SampleCurve(once, {1, 4, 16})) points.push_back(p);
+  const std::string html = RenderReport({ReportRun{Summary(1, "sweep-1", points), points, {}}}, ReportOptions{});
+  // Three repeated points on each of the two charts, each with a vertical and a horizontal bar.
+  EXPECT_EQ(Count(html, "class=\"error-bar y\""), 6u);
+  EXPECT_EQ(Count(html, "class=\"error-bar x\""), 6u);
+  // One band per chart: the repeated series' (the h200 series was measured once).
+  EXPECT_EQ(Count(html, "class=\"frontier-band\""), 2u);
+  EXPECT_NE(html.find("median of 3 repeats, [95 % interval of the median]"), std::string::npos);
+  // The hover title gives the interval of tok/s/GPU: three repeats, [min, max].
+  const double tput = sample::SamplePoint({}, 4).agg["tput_per_gpu"].get<double>();
+  char interval[64];
+  std::snprintf(interval, sizeof interval, "tok/s/GPU: %.1f [%.1f, %.1f]", tput, tput * 0.95, tput * 1.05);
+  EXPECT_NE(html.find(interval), std::string::npos) << interval;
+}
+
 TEST(Report, EscapesTextFromResults) {
   auto runs = SampleRuns();
   runs[0].run.info.label = "<b>&\"";

@@ -15,17 +15,7 @@
 namespace infermark::runner {
 namespace {
 
-Json FoundingRow(std::int64_t conc, const std::string& seq = "8k1k", std::int64_t tp = 4) {
-  const auto catalog = catalog::LoadMasterConfigs({test::SourcePath("recipes/configs/infermark-master.yaml")});
-  const auto runners = catalog::LoadRunnerConfig(test::SourcePath("recipes/configs/runners.yaml"));
-  matrix::TestConfigOptions o;
-  o.config_keys = {"minimaxm3-fp4-mi355x-vllm"};
-  o.common.evals.no_evals = true;
-  for (const auto& row : matrix::GenerateTestConfig(catalog, runners, o)) {
-    if (row["conc"] == conc && row["tp"] == tp && matrix::SeqLenName(row["isl"], row["osl"]) == seq) return row;
-  }
-  return Json();
-}
+using test::FoundingRow;
 
 SiteConfig Site(const std::string& text) {
   std::vector<Diagnostic> problems;

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "catalog/catalog_loader.hpp"
 #include "core/json_text.hpp"
+#include "matrix/generator.hpp"
 #include "matrix/matrix_row.hpp"
 #include "test_paths.hpp"
 
@@ -74,6 +76,20 @@ inline int FreePorts(int count) {
 /// `row` read as the runner reads matrix rows (its fields checked).
 inline matrix::MatrixRow Typed(const Json& row) {
   return matrix::ReadMatrixRows({row}, "test row").front();
+}
+
+/// The founding recipe's (minimaxm3-fp4-mi355x-vllm, the project's catalog) row at `conc`, sequence
+/// lengths `seq` and `tp`, as the matrix generates it without evals; null when there is none.
+inline Json FoundingRow(std::int64_t conc, const std::string& seq = "8k1k", std::int64_t tp = 4) {
+  const auto catalog = catalog::LoadMasterConfigs({SourcePath("recipes/configs/infermark-master.yaml")});
+  const auto runners = catalog::LoadRunnerConfig(SourcePath("recipes/configs/runners.yaml"));
+  matrix::TestConfigOptions o;
+  o.config_keys = {"minimaxm3-fp4-mi355x-vllm"};
+  o.common.evals.no_evals = true;
+  for (const auto& row : matrix::GenerateTestConfig(catalog, runners, o)) {
+    if (row["conc"] == conc && row["tp"] == tp && matrix::SeqLenName(row["isl"], row["osl"]) == seq) return row;
+  }
+  return Json();
 }
 
 /// A single-node matrix row whose launcher script is `tests/runner/scripts/<kind>_fp8_test_vllm.sh`.

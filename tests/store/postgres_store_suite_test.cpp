@@ -17,11 +17,13 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "postgres_test_server.hpp"
+#include "results/repeat_record.hpp"
 #include "results/result_files.hpp"
 #include "results/sample_points.hpp"
 #include "store/ingest.hpp"
 #include "store/postgres_db.hpp"
 #include "store/result_store.hpp"
+#include "store/store_schema.hpp"
 #include "store/store_url.hpp"
 #include "test_paths.hpp"
 
@@ -435,6 +437,52 @@ TEST_P(StoreSuite, MigrationEightKeepsPointsAndAddsEvaluations) {
   const auto evaluations = store->Evaluations({});
   ASSERT_EQ(evaluations.size(), 1u);
   EXPECT_TRUE(SameConfiguration(evaluations[0].key, store->Points(run.id).at(0).key));
+}
+
+// A store written before repeats (the version before the migration that adds them, wherever the
+// lead orders it) opens and upgrades; a repeated point then keeps its repeats as point_repeats rows,
+// read back in order, idempotently, and replaced with the point.
+TEST_P(StoreSuite, RepeatsMigrationKeepsPointsAndStoresRepeats) {
+  {
+    StoreOptions before;
+    before.target_schema_version = RepeatsSchemaVersion() - 1;
+    auto old_store = Open(before);
+    EXPECT_EQ(old_store->Ingest(Run("old"), sample::SampleCurve({}, {1, 2})).added, 2);
+  }
+  auto store = Open();
+  EXPECT_EQ(store->SchemaVersion(), CurrentSchemaVersion());
+  const RunSummary old_run = store->FindRun("old");
+  for (const Point& p : store->Points(old_run.id)) {
+    EXPECT_TRUE(p.repeats.empty());
+    EXPECT_EQ(RepeatCount(p.agg), 1);
+  }
+  const Point repeated = sample::WithRepeats(sample::SamplePoint({}, 4), {1.0, 0.97, 1.02}, "fresh");
+  EXPECT_EQ(store->Ingest(Run("new"), {repeated, sample::SamplePoint({}, 8)}).added, 2);
+  EXPECT_EQ(store->Ingest(Run("new"), {repeated}).unchanged, 1);
+  const RunSummary run = store->FindRun("new");
+  const auto points = store->Points(run.id);
+  ASSERT_EQ(points.size(), 2u);
+  const Point& back = points[0].key.conc == 4 ? points[0] : points[1];
+  ASSERT_EQ(back.repeats.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(back.repeats[k].index, static_cast<int>(k + 1));
+    EXPECT_EQ(back.repeats[k].verdict, "VALID");
+    EXPECT_EQ(back.repeats[k].raw_json, repeated.repeats[k].raw_json);
+    EXPECT_EQ(back.repeats[k].agg, repeated.repeats[k].agg);
+  }
+  EXPECT_EQ(RepeatCount(back.agg), 3);
+  EXPECT_EQ(back.agg["repeats"]["server"], "fresh");
+  EXPECT_TRUE((points[0].key.conc == 4 ? points[1] : points[0]).repeats.empty());
+  // Every point at once: the figures' repeats are in the record, the rows are left to Points.
+  for (const Point& p : store->AllPoints()) EXPECT_TRUE(p.repeats.empty());
+  // A new result under the key replaces the point and its repeats.
+  const Point again = sample::WithRepeats(sample::SamplePoint({}, 4), {1.0, 0.9});
+  EXPECT_EQ(store->Ingest(Run("new"), {again}).updated, 1);
+  for (const Point& p : store->Points(run.id)) {
+    if (p.key.conc == 4) {
+      EXPECT_EQ(p.repeats.size(), 2u);
+    }
+  }
 }
 
 TEST_P(StoreSuite, EvalFoldersIngestUnderOneRun) {

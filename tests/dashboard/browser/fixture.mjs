@@ -1,7 +1,9 @@
 // The browser tests' store: a small fixed set of points in three runs, written as InferenceX agg
 // records and stored with `infermark results ingest`, so every figure the page shows is known.
 //
-//   nightly-1 (2026-11-01): h100 and b200 (vllm, fp8, tp8), conc 4/16/64
+//   nightly-1 (2026-11-01): h100 and b200 (vllm, fp8, tp8), conc 4/16/64, each measured three
+//                           times (REPEAT_SPREAD: b200 within ±5 %, h100 within ±1 %), so they
+//                           carry error bars and their frontiers a band
 //   nightly-2 (2026-11-08): the same, with b200 at conc 16 20 % slower (a regression), one
 //                           disaggregated b200 sglang fp4 point with MTP, and an h100 point at
 //                           conc 32 that its run judged INVALID (it would top the h100 frontier
@@ -21,6 +23,9 @@ import { fileURLToPath } from 'node:url';
 export const MODEL = 'deepseek-ai/DeepSeek-R1-0528';
 
 const measured = (hw, conc, intvty, tput, extra = {}) => ({ hw, conc, intvty, tput, ...extra });
+
+/// How far the repeats of the nightly vllm points spread around their median (a fraction).
+export const REPEAT_SPREAD = { b200: 0.05, h100: 0.01 };
 
 /// The runs and their points: interactivity (tok/s/user) and total throughput per GPU as stored.
 export const RUNS = [
@@ -114,6 +119,26 @@ export function aggRecord(run, p) {
     engine_flags: prov.engine_flags, host: prov.host, infermark_version: prov.infermark_version,
     benchmark_start_time_unix: Date.parse(`${run.date}T03:00:00Z`) / 1000 + p.conc,
   };
+  // The nightly vllm points were measured three times: the record's repeats block as `results
+  // process` writes it (the figures per repeat; the API computes the intervals from them).
+  if (run.key.startsWith('nightly') && !p.framework && !p.invalid) {
+    const s = REPEAT_SPREAD[p.hw];
+    const up = [1, 1 - s, 1 + s];
+    const times = (key, f) => up.map((u) => record[key] * f(u));
+    record.repeats = {
+      count: 3, server: 'same', confidence_level: 0.95, method: 'order-statistics',
+      values: {
+        tput_per_gpu: times('tput_per_gpu', (u) => u),
+        output_tput_per_gpu: times('output_tput_per_gpu', (u) => u),
+        input_tput_per_gpu: times('input_tput_per_gpu', (u) => u),
+        // Interactivity moves a fifth as much: the iso value at a target stays a throughput figure.
+        median_intvty: times('median_intvty', (u) => u ** 0.2),
+        median_tpot: times('median_tpot', (u) => u ** -0.2),
+        median_e2el: times('median_e2el', (u) => u ** -0.2),
+        median_ttft: times('median_ttft', () => 1),
+      },
+    };
+  }
   // The client result's verdict, as `infermark bench` writes it; the others carry none (as
   // InferenceX's own records), which is not INVALID.
   if (p.invalid) {

@@ -29,7 +29,7 @@ function points() {
       e2el_s: (0.2 + 1024 / p.intvty) * scale, ttft_ms: 200 * scale, tpot_ms: (1000 / p.intvty) * scale,
       w_per_gpu: null, j_per_token: null, cost_per_m_tokens: 2.5e6 / (3600 * tput / 2),
       valid: !p.invalid, verdict: p.invalid ? 'INVALID' : null, invalid_reasons: p.invalid ? INVALID_REASONS : [],
-      power_valid: null, power_invalid_reasons: [],
+      power_valid: null, power_invalid_reasons: [], repeats: 1, repeat_server: null, intervals: null,
       provenance: { image: prov.image, flags: prov.engine_flags, host: prov.host,
         infermark_version: prov.infermark_version, time_scale: scale, created_at: `${run.date}T03:00:00Z`, source: 'ingest' },
     });
@@ -53,7 +53,7 @@ function frontier(list, y, x) {
   return [...series].map(([name, ps]) => {
     const better = x === 'e2el_s' ? (a, b) => a[x] <= b[x] : (a, b) => a[x] >= b[x];
     const front = ps.filter((p) => !ps.some((o) => o !== p && better(o, p) && o[y] >= p[y] && (o[x] !== p[x] || o[y] !== p[y])));
-    return { series: name, points: front.map((p) => ({ x: p[x], y: p[y], id: p.id })).sort((a, b) => a.x - b.x) };
+    return { series: name, repeats: 0, points: front.map((p) => ({ x: p[x], y: p[y], id: p.id, band: null })).sort((a, b) => a.x - b.x) };
   });
 }
 
@@ -95,7 +95,10 @@ function api(route, q) {
         const list = series.get(f.series) || series.set(f.series, []).get(f.series);
         const prev = list.length ? list[list.length - 1].y : null;
         const change = prev ? ((v - prev) / prev) * 100 : null;
-        list.push({ date: ps[0].date, run_id: runId, y: v, regression: change !== null && change < -5, change_pct: change });
+        // Simplified: a fixed 5 % (the real route tests the change against the noise).
+        const regression = change !== null && change < -5;
+        list.push({ date: ps[0].date, run_id: runId, y: v, regression, status: change === null ? null : regression ? 'regression' : 'unchanged',
+          evidence: change === null ? null : 'mock: fixed 5 %', change_pct: change });
       }
     }
     return { series: [...series].map(([name, dates]) => ({ series: name, dates })) };
