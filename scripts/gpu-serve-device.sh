@@ -104,7 +104,8 @@ case "$mode" in
   repeats)
     # Issue 34's run-to-run spread: 5 repeats at conc 4 and 16 on one server, then a deliberately
     # slowed server (half its batch: --max-running), and 5 fresh servers, each measuring both
-    # concurrencies once. REPEATS (default 5); ISL/OSL default 1024 (set lower to fit a lease).
+    # concurrencies once. REPEATS (default 5); PARTS (default "same slow fresh") picks which;
+    # ISL/OSL default 1024 (set lower to fit a lease).
     reps="${REPEATS:-5}"
     bench() { # result file, conc, extra flags…
       local rf="$1" c="$2"
@@ -119,11 +120,15 @@ case "$mode" in
       curl -sS -o /dev/null "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' \
         -d "{\"model\":\"$model\",\"prompt\":\"warm up\",\"max_tokens\":16,\"ignore_eos\":true}"
     }
+    parts="${PARTS:-same slow fresh}"
+    if [[ " $parts " == *" same "* ]]; then
     start_server tools/cb-server/models/llama-3.1-8b "$out/server_same.log"
     warm
     for c in 4 16; do bench "same_c$c.json" "$c" --repeats "$reps"; done
     stop_server
     server_pid=
+    fi
+    if [[ " $parts " == *" slow "* ]]; then
     python3 tools/cb-server/serve.py --model-config tools/cb-server/models/llama-3.1-8b --tokenizer "$tokenizer" \
       --served-model-name "$model" --port "$port" --max-model-len 4096 --max-running 8 >"$out/server_slow.log" 2>&1 &
     server_pid=$!
@@ -132,6 +137,8 @@ case "$mode" in
     bench "slow_c16.json" 16 --repeats "$reps"
     stop_server
     server_pid=
+    fi
+    [[ " $parts " == *" fresh "* ]] || exit 0
     for k in $(seq 1 "$reps"); do
       start_server tools/cb-server/models/llama-3.1-8b "$out/server_fresh$k.log"
       warm
