@@ -107,14 +107,16 @@ void PrintSweepSummary(const runner::SweepCommandSummary& s) {
       }
     }
     const bool notable = (o.status != runner::RowStatus::kDone && o.status != runner::RowStatus::kSkipped) ||
-                         !o.evals.empty() || o.power_valid || !o.power_reasons.empty();
+                         (o.status == runner::RowStatus::kDone && !o.reason.empty()) || !o.evals.empty() ||
+                         o.power_valid || !o.power_reasons.empty();
     if (!notable) continue;
     if (!header) {
       std::printf("%-8s %8s  %s\n", "status", "seconds", "row");
       header = true;
     }
     std::printf("%-8s %8.1f  %s\n", runner::StatusName(o.status), o.seconds, r.result_filename.c_str());
-    if (!o.reason.empty() && o.status != runner::RowStatus::kSkipped) std::printf("         reason: %s\n", o.reason.c_str());
+    if (!o.reason.empty() && o.status != runner::RowStatus::kSkipped)
+      std::printf("         reason: %s\n", o.reason.c_str());
     if (o.power_valid || !o.power_reasons.empty()) {
       std::string why;
       for (const auto& reason : o.power_reasons) why += (why.empty() ? "" : ", ") + reason;

@@ -106,12 +106,17 @@ struct FakeRows {
     r["benchmark_end_time_unix"] = 100.0 * call + 10;
     r["complete"] = true;
     r["verdict"] = bad ? "INVALID" : "VALID";
-    r["verdict_reasons"] = bad ? Json::array({"client saturated: p99 event-loop lag 3 ms"}) : Json::array();
+    r["verdict_reasons"] =
+        bad ? Json::array(
+                  {"host error: median TTFT +3.00 % (+0.1) against its ideal 3.3, over the 1.00 % tolerance: the "
+                   "engine's host and the transport +0.00 %, the client's sending +3.00 % (client event-loop lag "
+                   "p99 3.000 ms)"})
+            : Json::array();
     fs::create_directories(plan.result_dir);
     metrics::WriteResultJson(plan.result_path, r);
     RowOutcome out;
     out.status = bad ? RowStatus::kInvalid : RowStatus::kDone;
-    out.reason = bad ? "run judged INVALID by the load generator: client saturated" : "";
+    out.reason = bad ? "run judged INVALID by the load generator: host error: median TTFT +3.00 %" : "";
     return out;
   }
 };
@@ -167,7 +172,7 @@ TEST(RepeatSweep, AnInvalidRepeatMakesTheRowInvalidWithItsReasons) {
   const SweepSummary s = RunSweep({FoundingRow(4)}, site, settings);
   ASSERT_EQ(s.rows.size(), 1u);
   EXPECT_EQ(s.rows[0].outcome.status, RowStatus::kInvalid);
-  EXPECT_NE(s.rows[0].outcome.reason.find("repeat 3 of 3: client saturated"), std::string::npos)
+  EXPECT_NE(s.rows[0].outcome.reason.find("repeat 3 of 3: host error: median TTFT"), std::string::npos)
       << s.rows[0].outcome.reason;
   EXPECT_EQ(fake->calls, 3);
 }
