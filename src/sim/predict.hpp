@@ -6,11 +6,11 @@
 
 #include <string>
 
+#include "calibration/measured_points.hpp"
 #include "loadgen/bench_config.hpp"
 #include "loadgen/run_benchmark.hpp"
 #include "metrics/benchmark_metrics.hpp"
 #include "perfmodel/deployment.hpp"
-#include "perfmodel/measured_points.hpp"
 #include "perfmodel/scheduler.hpp"
 #include "perfmodel/trace.hpp"
 #include "sim/virtual_target.hpp"
@@ -57,6 +57,6 @@ loadgen::BenchConfig ReferenceClient(const std::string& model, int isl, int osl,
 
 /// Calibration's trace of a measured point: InferenceX's client for it (the point's prompts, else
 /// 10 × conc; no warm-ups: they leave the engine idle and change no figure) on `deployment`.
-perfmodel::Trace RecordTrace(const perfmodel::Deployment& deployment, const perfmodel::MeasuredPoint& point);
+perfmodel::Trace RecordTrace(const perfmodel::Deployment& deployment, const calibration::MeasuredPoint& point);
 
 }  // namespace infermark::sim

@@ -1,11 +1,16 @@
-#include "perfmodel/calibration_report.hpp"
+#include "calibration/calibration_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
+
+using perfmodel::CalibratedProfile;
+using perfmodel::EfficiencyFactors;
+using perfmodel::TraceFigures;
+
 namespace {
 
 std::string Pct(double v) {
@@ -202,4 +207,4 @@ std::vector<std::string> ProfileComment(const CalibratedProfile& profile, const 
           "Field meanings: docs/engine-model.md, \"Efficiency factors\"."};
 }
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

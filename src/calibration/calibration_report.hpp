@@ -8,18 +8,19 @@
 #include <utility>
 #include <vector>
 
-#include "perfmodel/calibration.hpp"
+#include "calibration/calibration.hpp"
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
 
 /// Everything one calibration computed.
 struct CalibrationOutcome {
-  std::vector<Fold> model_left_out;                                  ///< Protocol (a) (empty when skipped).
-  std::vector<Fold> gpu_left_out;                                    ///< Protocol (b) (empty when skipped).
-  const Calibrator* holdout = nullptr;                               ///< Points of protocol (c) (null: none given).
-  std::vector<Fold> architecture_held_out;                           ///< Protocol (c): unseen architectures.
-  std::optional<ErrorSummary> noise;                                 ///< Run-to-run noise, when a repeat file was read.
-  std::vector<std::pair<CalibratedProfile, ErrorSummary>> profiles;  ///< Fitted on all points, in-sample errors.
+  std::vector<Fold> model_left_out;         ///< Protocol (a) (empty when skipped).
+  std::vector<Fold> gpu_left_out;           ///< Protocol (b) (empty when skipped).
+  const Calibrator* holdout = nullptr;      ///< Points of protocol (c) (null: none given).
+  std::vector<Fold> architecture_held_out;  ///< Protocol (c): unseen architectures.
+  std::optional<ErrorSummary> noise;        ///< Run-to-run noise, when a repeat file was read.
+  std::vector<std::pair<perfmodel::CalibratedProfile, ErrorSummary>>
+      profiles;  ///< Fitted on all points, in-sample errors.
 };
 
 /// Runs the held-out protocols (unless `skip_protocols`), fits the profiles and, when `holdout` is
@@ -44,7 +45,7 @@ std::string ServedCalibrationReport(const Calibrator& calibrator, const std::vec
 std::string HeldOutCsv(const Calibrator& calibrator, const CalibrationOutcome& outcome);
 
 /// The comment lines a written profile opens with (where it came from and its in-sample error).
-std::vector<std::string> ProfileComment(const CalibratedProfile& profile, const ErrorSummary& summary,
+std::vector<std::string> ProfileComment(const perfmodel::CalibratedProfile& profile, const ErrorSummary& summary,
                                         const std::string& measured_path);
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration
