@@ -175,8 +175,12 @@ std::vector<PointError> Calibrator::Errors(const std::vector<std::size_t>& idx, 
     const std::size_t i = idx[k];
     const TraceFigures m = Predict(i, factors);
     const MeasuredPoint& p = points_[i];
-    out[k] = PointError{i, m.tput_per_gpu, m.median_intvty, std::fabs(m.tput_per_gpu - p.tput_per_gpu) / p.tput_per_gpu,
-                        std::fabs(m.median_intvty - p.intvty) / p.intvty};
+    out[k] = PointError{i,
+                        m.tput_per_gpu,
+                        m.median_intvty,
+                        std::fabs(m.tput_per_gpu - p.tput_per_gpu) / p.tput_per_gpu,
+                        std::fabs(m.median_intvty - p.intvty) / p.intvty,
+                        m.median_e2el};
   });
   return out;
 }

@@ -31,6 +31,7 @@ struct PointError {
   double pred_intvty = 0;   ///< Predicted tok/s/user.
   double tput_error = 0;    ///< |pred − meas| / meas.
   double intvty_error = 0;  ///< |pred − meas| / meas.
+  double pred_e2el = 0;     ///< Predicted median end-to-end latency, s (the prediction bands' latency).
 };
 
 /// Median and p90 of relative errors.
