@@ -1,6 +1,7 @@
-// What `engine calibrate` reports: both held-out protocols, the noise floor of repeated
-// measurements and the profiles fitted on every point, as a markdown report, a CSV of every
-// held-out prediction and the comment block each written profile carries.
+// What `engine calibrate` reports: the held-out protocols, the noise floor of repeated
+// measurements, the profiles fitted on every point and the prediction bands built from the
+// held-out residuals with their coverage, as a markdown report and the comment block each written
+// profile carries.
 #pragma once
 
 #include <optional>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include "calibration/calibration.hpp"
+#include "calibration/held_out.hpp"
+#include "calibration/prediction_band.hpp"
 
 namespace infermark::calibration {
 
@@ -20,18 +23,21 @@ struct CalibrationOutcome {
   std::vector<Fold> architecture_held_out;  ///< Protocol (c): unseen architectures.
   std::optional<ErrorSummary> noise;        ///< Run-to-run noise, when a repeat file was read.
   std::vector<std::pair<perfmodel::CalibratedProfile, ErrorSummary>>
-      profiles;  ///< Fitted on all points, in-sample errors.
+      profiles;                             ///< Fitted on all points, in-sample errors.
+  std::vector<HeldOutPrediction> held_out;  ///< Every held-out prediction of (a), (b) and (c), in that order.
+  PredictionBands bands;                    ///< From the residuals of (a) (empty when it was skipped).
 };
 
 /// Runs the held-out protocols (unless `skip_protocols`), fits the profiles and, when `holdout` is
-/// given, predicts its points with them (protocol (c)); `progress` (may be empty) hears a line
-/// after each stage.
+/// given, predicts its points with them (protocol (c)); builds the prediction bands from the
+/// held-out residuals; `progress` (may be empty) hears a line after each stage.
 CalibrationOutcome Calibrate(const Calibrator& calibrator, const FitSettings& settings, bool skip_protocols,
                              const std::vector<RepeatedPoint>& repeats,
                              const std::function<void(const std::string&)>& progress,
                              const Calibrator* holdout = nullptr);
 
-/// The markdown report: summary table, per-fold tables, profiles, wall time.
+/// The markdown report: summary table, per-fold tables, profiles, prediction bands and their
+/// coverage (on protocol (c)'s points and with each hardware key left out), wall time.
 std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOutcome& outcome,
                               const std::string& measured_path, double wall_seconds);
 
@@ -41,8 +47,8 @@ std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOut
 std::string ServedCalibrationReport(const Calibrator& calibrator, const std::vector<Fold>& folds,
                                     const std::string& served_dir);
 
-/// One CSV line per held-out prediction beside its measurement.
-std::string HeldOutCsv(const Calibrator& calibrator, const CalibrationOutcome& outcome);
+/// The comment lines a written bands file opens with (where its residuals came from).
+std::vector<std::string> BandsComment(const std::string& measured_path);
 
 /// The comment lines a written profile opens with (where it came from and its in-sample error).
 std::vector<std::string> ProfileComment(const perfmodel::CalibratedProfile& profile, const ErrorSummary& summary,

@@ -5,7 +5,8 @@
 // deployment, `--role router` the router in front of them (docs/engine-serve.md). `engine calibrate` fits the step-time
 // model's efficiency factors to measured points, reports the error on points left out of each fit (model left out, GPU
 // left out) beside the measurements' own noise, and writes the profiles the engine uses
-// (data/engine/calibrated/*.yaml).
+// (data/engine/calibrated/*.yaml) and the prediction bands `predict` puts around its figures
+// (data/engine/bands/).
 #include <signal.h>
 
 #include <chrono>
@@ -39,6 +40,7 @@ struct CalibrateOptions {
   std::string out_dir;
   std::string report;
   std::string points_csv;
+  std::string bands_dir;
   std::string holdout;
   std::vector<std::string> hardware_profiles;
   unsigned threads = 1;
@@ -140,13 +142,22 @@ int RunCalibrate(const CalibrateOptions& o) {
   const calibration::CalibrationOutcome outcome = calibration::Calibrate(
       calibrator, settings, o.skip_protocols, repeats,
       [](const std::string& line) { std::cerr << "calibrate: " << line << '\n'; }, holdout.get());
-  if (!o.points_csv.empty()) WriteFileAtomic(o.points_csv, calibration::HeldOutCsv(calibrator, outcome));
+  if (!o.points_csv.empty()) WriteFileAtomic(o.points_csv, calibration::HeldOutCsv(outcome.held_out));
   if (!o.no_write) {
     fs::create_directories(out_dir);
     for (const auto& [profile, summary] : outcome.profiles) {
       WriteFileAtomic(
           (fs::path(out_dir) / (profile.framework + "-" + profile.scope + ".yaml")).string(),
           perfmodel::FormatCalibratedProfile(profile, calibration::ProfileComment(profile, summary, measured)));
+    }
+    // The bands go with the residuals they were built from, so that both can be checked again
+    // (`engine bands`); skipped protocols leave the last ones in place.
+    if (!outcome.bands.Empty()) {
+      const fs::path bands_dir = o.bands_dir.empty() ? fs::path(data.dir) / "bands" : fs::path(o.bands_dir);
+      fs::create_directories(bands_dir);
+      WriteFileAtomic((bands_dir / calibration::kHeldOutFile).string(), calibration::HeldOutCsv(outcome.held_out));
+      WriteFileAtomic((bands_dir / calibration::kPredictionBandsFile).string(),
+                      calibration::FormatPredictionBands(outcome.bands, calibration::BandsComment(measured)));
     }
   }
   const std::string report = calibration::CalibrationReport(calibrator, outcome, measured,
@@ -305,7 +316,8 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
   auto* cal = cmd->add_subcommand(
       "calibrate",
       "Fit the step-time model's efficiency factors to measured points, report held-out errors (model left out, "
-      "GPU left out) against the noise floor, and write data/engine/calibrated/*.yaml");
+      "GPU left out) against the noise floor, and write data/engine/calibrated/*.yaml and the prediction bands "
+      "(data/engine/bands/)");
   cal->add_option("--measured", o->measured, "Measured points CSV (default: data/engine/measured/measured_points.csv)");
   cal->add_option("--repeat", o->repeat, "Repeat-run CSV for the noise floor");
   cal->add_option("--out", o->out_dir, "Folder for the profiles (default: data/engine/calibrated)");
@@ -316,10 +328,13 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
                   "default: data/engine/holdout/holdout_points.csv; `none` skips it)");
   cal->add_option("--report", o->report, "Also write the report (markdown) to this file");
   cal->add_option("--points-csv", o->points_csv, "Write every held-out prediction beside its measurement (CSV)");
+  cal->add_option("--bands-dir", o->bands_dir,
+                  "Folder for the prediction bands and the held-out predictions they come from (default: "
+                  "data/engine/bands)");
   cal->add_option("--threads", o->threads, "Threads simulating points")->capture_default_str();
   cal->add_option("--max-evaluations", o->max_evaluations, "Loss evaluations per fit")->capture_default_str();
   cal->add_option("--prior-weight", o->prior_weight, "Pull towards the priors")->capture_default_str();
-  cal->add_flag("--no-write", o->no_write, "Report only; leave the profiles alone");
+  cal->add_flag("--no-write", o->no_write, "Report only; leave the profiles and bands alone");
   cal->add_flag("--skip-protocols", o->skip_protocols, "Only fit and write the profiles");
   cal->add_option("--served", o->served,
                   "Instead: a real engine's sweep (a folder of agg_*.json records and their raw results): fit on "
