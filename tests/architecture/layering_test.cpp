@@ -105,8 +105,8 @@ const Graph& Allowed() {
       {"sim", {"agentic", "loadgen", "calibration", "perfmodel", "metrics", "core"}},  // records calibration's traces
       // eval: a row's accuracy eval runs in process against the row's server, as its clients do
       {"runner",
-       {"agentic", "eval", "sim", "gpu", "loadgen", "report", "store", "results", "power", "matrix", "perfmodel",
-        "metrics", "http", "catalog", "core"}},
+       {"agentic", "eval", "sim", "gpu", "loadgen", "report", "store", "results", "power", "matrix", "calibration",
+        "perfmodel", "metrics", "http", "catalog", "core"}},
   };
   return g;
 }
