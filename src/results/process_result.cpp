@@ -8,6 +8,7 @@
 #include "core/diagnostic.hpp"
 #include "power/power_aggregation.hpp"
 #include "power/power_fields.hpp"
+#include "results/prediction_band_fields.hpp"
 
 namespace infermark::results {
 namespace {
@@ -294,6 +295,9 @@ Json ProcessClientResult(const Json& result, const ProcessSettings& settings, co
     data["power_metric_schema_version"] = kPowerMetricSchemaVersion;
     data["power_valid"] = 0;
   }
+  // A predicted result's model-error bands, processed as their figures were: a key of infermark's
+  // own after InferenceX's (a measured result has none).
+  if (Json band = AggPredictionBand(result, data); !band.is_null()) data["prediction_band"] = std::move(band);
   return data;
 }
 
