@@ -67,6 +67,10 @@ std::string RenderSvgChart(const ChartSpec& spec) {
       x_hi = std::max(x_hi, p.x);
       y_hi = std::max(y_hi, p.y);
     }
+    for (const auto& [x, y] : s.band) {
+      x_hi = std::max(x_hi, x);
+      y_hi = std::max(y_hi, y);
+    }
   }
   const NiceAxis xa = MakeNiceAxis(0, x_hi * 1.03, 7);
   const NiceAxis ya = MakeNiceAxis(0, y_hi * 1.03, 6);
@@ -106,6 +110,15 @@ std::string RenderSvgChart(const ChartSpec& spec) {
   svg += "<rect class=\"frame\" x=\"" + Num(kLeft) + "\" y=\"" + Num(kTop) + "\" width=\"" + Num(plot_w) +
          "\" height=\"" + Num(plot_h) + "\"/>\n";
 
+  // Bands under the frontiers and markers.
+  for (std::size_t i = 0; i < spec.series.size(); ++i) {
+    const ChartSeries& s = spec.series[i];
+    if (s.band.size() < 3) continue;
+    std::string d;
+    for (const auto& [x, y] : s.band) d += (d.empty() ? "M" : "L") + Num(sx(x)) + " " + Num(sy(y));
+    svg += "<path class=\"band\" data-series=\"" + std::to_string(i) + "\" d=\"" + d + "Z\" fill=\"" + s.color +
+           "\"><title>" + EscapeXml(s.band_title) + ": " + EscapeXml(s.label) + "</title></path>\n";
+  }
   // Frontiers under the markers, so every marker stays hoverable.
   for (std::size_t i = 0; i < spec.series.size(); ++i) {
     const ChartSeries& s = spec.series[i];

@@ -1,6 +1,6 @@
 // A scatter chart with Pareto frontier lines as inline SVG: axes with round ticks and units, a
 // legend, and a hover title on every point. Measured and predicted series use different markers;
-// a series can draw its markers inside a halo and its line dotted.
+// a series can draw its markers inside a halo, its line dotted and a shaded band around its line.
 #pragma once
 
 #include <string>
@@ -28,6 +28,10 @@ struct ChartSeries {
   bool halo = false;    ///< Markers drawn inside a translucent halo (agentic points with KV offloading).
   bool dashed = false;  ///< The line is dotted (e.g. a theoretical figure beside a measured one).
   std::string line_title = "Pareto frontier";  ///< What the line is, in its hover title.
+  /// A shaded area drawn under the frontier (a closed polygon; empty: none): a predicted
+  /// frontier's model-error band.
+  std::vector<std::pair<double, double>> band = {};
+  std::string band_title = {};  ///< What the area is, in its hover title.
 };
 
 /// A whole chart.

@@ -1,9 +1,10 @@
 // The chart pair: y metric against interactivity and against end-to-end latency, one colour per
 // deployment, measured points as circles and predicted ones as triangles, points their run judged
 // INVALID faded and ringed in red (as the report draws them; the API keeps them off frontiers),
-// each series' Pareto frontier as a line, a shared legend that hides series, and hover details in
-// a DOM tooltip.
+// each series' Pareto frontier as a line (a predicted one in its model-error band: bands.js), a
+// shared legend that hides series, and hover details in a DOM tooltip.
 
+import { BAND_SUFFIX, bandDatasets } from './bands.js';
 import { colourMap, esc, isPredicted, X_AXES, yMetric } from './format.js';
 import { pointDetails } from './tooltip.js';
 
@@ -73,7 +74,12 @@ function makeChart(name, canvas) {
         legend: {
           display: false,
           position: 'bottom',
-          labels: { usePointStyle: true, pointStyleWidth: 12, boxHeight: 8, filter: (item) => !item.text.endsWith(' frontier') },
+          labels: {
+            usePointStyle: true,
+            pointStyleWidth: 12,
+            boxHeight: 8,
+            filter: (item) => !item.text.endsWith(' frontier') && !item.text.endsWith(BAND_SUFFIX),
+          },
         },
         title: { display: false, text: '' },
         subtitle: { display: false, text: '' },
@@ -119,6 +125,8 @@ function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly
       pointHoverRadius: 7,
     });
   }
+  // A predicted frontier's model-error band, under its line.
+  sets.push(...bandDatasets(frontier, colour, hidden));
   for (const s of frontier) {
     if (!s.points.length) continue;
     const predicted = isPredicted(s.series);

@@ -2,7 +2,8 @@
 // y axis, hover points (the tooltip shows their provenance), compare two GPUs (the iso table's
 // values), read the history's regression, open a shared address (the view comes back), and export
 // CSV and PNG (the downloaded files' contents), see an INVALID point ringed with its reasons and
-// off the frontiers, and hide it with its control, and read the accuracy evaluations (score, error
+// off the frontiers, and hide it with its control, see the predicted frontier inside its model-error
+// band (and the band in its points' tooltips), and read the accuracy evaluations (score, error
 // bar, threshold, verdict; not-run and INVALID ones without a score) from the panel and from the
 // tooltip of a point of the same configuration. The store holds the fixture's known points
 // (fixture.mjs), served by `infermark dashboard`. Screenshots go to build/tests/dashboard/screens/.
@@ -17,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AGENTIC_USERS, buildStore, EVALUATIONS, INVALID_REASONS } from './fixture.mjs';
+import { AGENTIC_USERS, buildStore, EVALUATIONS, INVALID_REASONS, PREDICTION_BAND } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -169,13 +170,37 @@ test('load: every point drawn, measured and predicted apart, a frontier per seri
     const c = window.infermark.chart('intvty');
     return [c.data.datasets.find((d) => d.label === 'h100 · vllm · fp8').pointStyle,
       c.data.datasets.find((d) => d.label === p).pointStyle,
-      c.data.datasets.filter((d) => d.type === 'line').length];
+      c.data.datasets.filter((d) => d.type === 'line' && d.label.endsWith(' frontier')).length];
   }, predicted);
   assert.deepEqual(styles.slice(0, 2), ['circle', 'triangle']);
   assert.equal(styles[2], legend.length, 'one frontier line per series');
   assert.ok(await page.$('[data-filter="disagg"]'), 'the disaggregated filter shows when such points exist');
   assert.ok(await page.$('[data-filter="spec"]'), 'the speculative-decoding filter shows when such points exist');
   await shot('01-load.png');
+});
+
+test('predicted frontier: drawn inside its model-error band, measured ones without', async () => {
+  await page.goto(baseUrl);
+  await idle();
+  const bands = await page.evaluate(() => window.infermark.chart('intvty').data.datasets
+    .filter((d) => d.label.endsWith(' band')).map((d) => ({ label: d.label, fill: d.fill, data: d.data.map((p) => [p.x, p.y]) })));
+  assert.equal(bands.length, 1, 'one band: the predicted series\'');
+  assert.match(bands[0].label, /predicted band$/);
+  assert.equal(bands[0].fill, 'shape');
+  // The frontier's points (de-scaled) at their optimistic corners left to right, then their
+  // pessimistic corners back, closed.
+  const front = [[22, 2500], [55, 1300], [120, 450]];
+  const b = PREDICTION_BAND;
+  const good = front.map(([x, y]) => [x * b.intvty[1], y * b.tput[1]]);
+  const bad = front.map(([x, y]) => [x * b.intvty[0], y * b.tput[0]]).reverse();
+  const want = [...good, ...bad, good[0]];
+  assert.equal(bands[0].data.length, want.length);
+  bands[0].data.forEach(([x, y], i) => {
+    assert.ok(Math.abs(x - want[i][0]) < 1e-9 && Math.abs(y - want[i][1]) < 1e-6, `corner ${i}: ${[x, y]} != ${want[i]}`);
+  });
+  const e2el = await page.evaluate(() => window.infermark.chart('e2el').data.datasets.filter((d) => d.label.endsWith(' band')).length);
+  assert.equal(e2el, 1);
+  await shot('02-predicted-band.png');
 });
 
 test('filter: hardware h100 leaves its measured and predicted points; disaggregated alone leaves one', async () => {
@@ -216,7 +241,8 @@ test('hover: the tooltip shows the point and its provenance', async () => {
   const predictedSeries = await page.evaluate(() => window.infermark.chart('intvty').data.datasets
     .find((d) => d.label.endsWith('predicted')).label);
   const predicted = await hover('intvty', predictedSeries, 64);
-  for (const want of ['predicted', 'infermark-engine', '--hardware h100 --time-scale 2', 'ci-runner-3', '×2']) {
+  for (const want of ['predicted', 'infermark-engine', '--hardware h100 --time-scale 2', 'ci-runner-3', '×2',
+    'Model-error band p10–p90', `${PREDICTION_BAND.scope}, ${PREDICTION_BAND.residuals} residuals`]) {
     assert.ok(predicted.includes(want), `tooltip lacks "${want}":\n${predicted}`);
   }
   await shot('05-hover-predicted.png');
