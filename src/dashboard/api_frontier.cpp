@@ -70,6 +70,38 @@ std::vector<std::vector<results::ChartPoint>> SeriesRepeatCharts(const std::vect
   return results::RepeatCharts(xy);
 }
 
+// The model-error band of `y` for a predicted point (none for energy: predictions have no power).
+std::optional<results::FigureBand> YBandOf(const DashboardPoint& p, const YMetric& y) {
+  const std::string_view key = y.key;
+  if (key == "tput_per_gpu") return p.band.tput_per_gpu;
+  if (key == "input_tput_per_gpu") return p.band.input_tput_per_gpu;
+  if (key == "output_tput_per_gpu") return p.band.output_tput_per_gpu;
+  if (key == "cost_per_m_tokens") return p.band.cost_per_m_tokens;
+  return std::nullopt;
+}
+
+// A frontier's model-error band: each frontier point's optimistic corner (better x and better y
+// at their band's edges) and pessimistic corner, in frontier order; null unless every frontier
+// point has both bands (a measured frontier has none).
+Json FrontierBand(const std::vector<results::ChartPoint>& front, const std::vector<const DashboardPoint*>& points,
+                  const YMetric& y, bool interactivity) {
+  Json optimistic = Json::array();
+  Json pessimistic = Json::array();
+  for (const results::ChartPoint& c : front) {
+    const DashboardPoint& p = *points[c.index];
+    const std::optional<results::FigureBand> xb = interactivity ? p.band.interactivity : p.band.e2el_s;
+    const std::optional<results::FigureBand> yb = YBandOf(p, y);
+    if (!xb || !yb) return nullptr;
+    const double x_good = interactivity ? xb->band_p90 : xb->band_p10;
+    const double x_bad = interactivity ? xb->band_p10 : xb->band_p90;
+    const double y_good = y.higher_is_better ? yb->band_p90 : yb->band_p10;
+    const double y_bad = y.higher_is_better ? yb->band_p10 : yb->band_p90;
+    optimistic.push_back({{"x", x_good}, {"y", y_good}});
+    pessimistic.push_back({{"x", x_bad}, {"y", y_bad}});
+  }
+  return Json{{"optimistic", optimistic}, {"pessimistic", pessimistic}};
+}
+
 std::set<std::string, std::less<>> Allowed(std::initializer_list<const char*> extra) {
   std::set<std::string, std::less<>> names = FilterParameters();
   for (const char* name : extra) names.insert(name);
@@ -150,7 +182,8 @@ ApiReply Frontier(const Snapshot& snapshot, const Query& query) {
     const std::vector<std::vector<results::ChartPoint>> repeat_fronts =
         results::RepeatFronts(SeriesRepeatCharts(points, y, x == "interactivity"), goal);
     Json front = Json::array();
-    for (const results::ChartPoint& c : results::ParetoFront(chart, goal)) {
+    const std::vector<results::ChartPoint> frontier = results::ParetoFront(chart, goal);  // x ascending
+    for (const results::ChartPoint& c : frontier) {
       Json band = nullptr;
       if (const auto m = results::RepeatBandAt(repeat_fronts, c.x)) {
         band = {{"low", m->low}, {"high", m->high}, {"confidence", m->confidence}};
@@ -158,7 +191,12 @@ ApiReply Frontier(const Snapshot& snapshot, const Query& query) {
       front.push_back(
           {{"x", c.x}, {"y", y.higher_is_better ? c.y : -c.y}, {"id", points[c.index]->id}, {"band", band}});
     }
-    series.push_back({{"series", name}, {"points", front}, {"repeats", repeat_fronts.size()}});
+    // Per point `band`: the repeats' interval there; the series' `band`: a predicted frontier's
+    // model-error band.
+    Json entry = {{"series", name}, {"points", front}, {"repeats", repeat_fronts.size()}};
+    if (Json band = FrontierBand(frontier, points, y, x == "interactivity"); !band.is_null())
+      entry["band"] = std::move(band);
+    series.push_back(std::move(entry));
   }
   return JsonReply(Json{{"series", series}});
 }

@@ -34,6 +34,24 @@ Json RepeatIntervals(const DashboardPoint& p) {
   return out;
 }
 
+// A point's model-error bands: null without, else the group and each figure's band_p10/band_p90.
+Json BandsJson(const PointBands& b) {
+  if (b.scope.empty()) return nullptr;
+  Json j = {{"scope", b.scope}, {"residuals", b.residuals}};
+  const std::pair<const char*, const std::optional<results::FigureBand>*> figures[] = {
+      {"tput_per_gpu", &b.tput_per_gpu},
+      {"input_tput_per_gpu", &b.input_tput_per_gpu},
+      {"output_tput_per_gpu", &b.output_tput_per_gpu},
+      {"interactivity", &b.interactivity},
+      {"e2el_s", &b.e2el_s},
+      {"ttft_ms", &b.ttft_ms},
+      {"cost_per_m_tokens", &b.cost_per_m_tokens}};
+  for (const auto& [key, band] : figures) {
+    j[key] = *band ? Json{{"band_p10", (*band)->band_p10}, {"band_p90", (*band)->band_p90}} : Json(nullptr);
+  }
+  return j;
+}
+
 }  // namespace
 
 Json PointJson(const DashboardPoint& p) {
@@ -85,6 +103,7 @@ Json PointJson(const DashboardPoint& p) {
     marks.push_back({{"key", m.key}, {"rel", m.rel}, {"headline", m.headline}, {"cause", m.cause}});
   }
   j["host_error_marks"] = std::move(marks);
+  j["prediction_band"] = BandsJson(p.band);
   j["evaluations"] = p.evaluation_ids;
   j["evaluations_url"] =
       p.evaluation_ids.empty() ? Json(nullptr) : Json("/api/v1/evaluations?point=" + std::to_string(p.id));

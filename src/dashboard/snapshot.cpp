@@ -113,9 +113,28 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
     d.w_per_gpu = power.avg_power_w;
     d.j_per_token = power.joules_per_output_token;
   }
+  const results::BandFields band = results::BandFieldsOf(agg, point.provenance.time_scale);
+  if (band.Present() && !d.agentic) {
+    PointBands& b = d.band;
+    b.scope = band.scope;
+    b.residuals = band.residuals;
+    b.tput_per_gpu = band.tput_per_gpu;
+    b.input_tput_per_gpu = band.input_tput_per_gpu;
+    b.output_tput_per_gpu = band.output_tput_per_gpu;
+    b.interactivity = band.median_intvty;
+    b.e2el_s = band.median_e2el;
+    if (band.median_ttft)
+      b.ttft_ms = results::FigureBand{band.median_ttft->band_p10 * 1000, band.median_ttft->band_p90 * 1000};
+  }
   if (prices) {
     if (const std::optional<double> usd_per_hour = prices(d.hardware, d.date)) {
       d.cost_per_m_tokens = results::CostPerMillionTokens(*usd_per_hour, d.output_tput_per_gpu);
+      // Cost falls as output throughput rises: its band's low edge is the throughput's high one.
+      if (const auto& out = d.band.output_tput_per_gpu) {
+        const std::optional<double> low = results::CostPerMillionTokens(*usd_per_hour, out->band_p90);
+        const std::optional<double> high = results::CostPerMillionTokens(*usd_per_hour, out->band_p10);
+        if (low && high) d.band.cost_per_m_tokens = results::FigureBand{*low, *high};
+      }
     }
   }
   d.repeats = results::RepeatCount(agg);

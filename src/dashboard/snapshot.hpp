@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "results/host_error_summary.hpp"
+#include "results/prediction_band_fields.hpp"
 #include "store/result_store.hpp"
 
 namespace infermark::dashboard {
@@ -24,6 +25,20 @@ struct PointProvenance {
   double time_scale = 1;          ///< Modelled hardware ran this many times faster (1: real time).
   std::string created_at;         ///< When the point was stored (ISO 8601 UTC).
   std::string source;             ///< How its run entered the store (`ingest`, `sweep`, `predict`…).
+};
+
+/// A predicted point's model-error bands (p10–p90 of calibration's held-out residuals) in the
+/// API's units. Empty `scope`: the point has none (measured points never have any).
+struct PointBands {
+  std::string scope;                                       ///< Band group: `framework/vendor` or `pooled`.
+  std::size_t residuals = 0;                               ///< Held-out residuals behind it.
+  std::optional<results::FigureBand> tput_per_gpu;         ///< Total tok/s/GPU.
+  std::optional<results::FigureBand> input_tput_per_gpu;   ///< Input tok/s/GPU.
+  std::optional<results::FigureBand> output_tput_per_gpu;  ///< Output tok/s/GPU.
+  std::optional<results::FigureBand> interactivity;        ///< tok/s/user.
+  std::optional<results::FigureBand> e2el_s;               ///< Median end-to-end latency, s.
+  std::optional<results::FigureBand> ttft_ms;              ///< Median time to first token, ms.
+  std::optional<results::FigureBand> cost_per_m_tokens;    ///< USD per million output tokens.
 };
 
 /// One point with every figure the API serves. Optional figures are empty where unknown.
@@ -88,6 +103,7 @@ struct DashboardPoint {
     std::vector<double> tpot_ms;              ///< Median TPOT, ms.
   } repeat_values;                            ///< See Repeats.
   PointProvenance provenance;                 ///< Where it came from.
+  PointBands band;                            ///< Its model-error bands (predicted points).
   /// Store ids of the accuracy evaluations of its configuration (results::SameConfiguration).
   std::vector<std::int64_t> evaluation_ids;
   std::string json;  ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.

@@ -21,6 +21,7 @@
 #include "results/host_error_summary.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/point_validity.hpp"
+#include "results/prediction_band_fields.hpp"
 #include "results/repeat_record.hpp"
 
 namespace infermark::results {
@@ -53,6 +54,7 @@ svg .tick { font-size: 13px; fill: var(--muted); font-variant-numeric: tabular-n
 svg .axis-label { font-size: 14.5px; fill: var(--fg); }
 svg .frontier { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 svg .frontier.predicted { stroke-dasharray: 6 4; stroke-width: 1.8; }
+svg .band { fill-opacity: 0.13; stroke: none; }
 svg .pt.measured { stroke: #fff; stroke-width: 1.2; }
 svg .pt.measured.front { stroke: #1d2330; stroke-width: 1.2; }
 svg .pt.predicted { fill: #fff; stroke-width: 2; }
@@ -114,6 +116,11 @@ bool IsPredictedRun(const RunSummary& run) {
 }
 
 // One drawn point: which run and series it belongs to and its de-scaled figures.
+struct Drawn;
+
+// The band of a chart's x figure for a drawn point (none: no band).
+using XBandOf = std::optional<FigureBand> (*)(const Drawn&);
+
 struct Drawn {
   const Point* point;
   const ReportRun* run;
@@ -121,6 +128,7 @@ struct Drawn {
   std::size_t series;
   bool front_intvty = false;  // fixed: interactivity chart; agentic: E2E-normalized interactivity chart
   bool front_e2el = false;    // fixed: E2E latency chart; agentic: full-response interactivity chart
+  BandFields band;            // a predicted point's model-error bands (none for measured ones)
 };
 
 struct SeriesInfo {
@@ -186,6 +194,18 @@ std::string PowerTitle(const Point& p) {
          (f.joules_per_output_token ? ", " + Fixed(*f.joules_per_output_token, 3) + " J/output tok" : "") + "\n";
 }
 
+// A figure's band as "low–high" with `digits` decimals ("" without one).
+std::string BandText(const std::optional<FigureBand>& band, int digits) {
+  return band ? Fixed(band->band_p10, digits) + "–" + Fixed(band->band_p90, digits) : "";
+}
+
+// The tooltip's band line: the model-error band of a predicted point's figures.
+std::string BandTitle(const BandFields& b) {
+  if (!b.Present()) return "";
+  return "model-error band p10–p90 (" + b.scope + "): " + BandText(b.tput_per_gpu, 1) + " tok/s/GPU, " +
+         BandText(b.median_intvty, 1) + " tok/s/user, " + BandText(b.median_e2el, 2) + " s E2EL\n";
+}
+
 std::string PointTitle(const Drawn& d) {
   const Point& p = *d.point;
   std::string t = Invalid(p) ? p.provenance.verdict + "\n" : std::string();
@@ -220,6 +240,7 @@ std::string PointTitle(const Drawn& d) {
   t += "interactivity: " + Fixed(d.m.median_intvty, 1) + interval("median_intvty", 1) + " tok/s/user\n";
   t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + interval("median_e2el", 2) + " s\n";
   t += "median TTFT: " + Fixed(d.m.median_ttft * 1000, 0) + " ms, p99 TTFT: " + Fixed(d.m.p99_ttft * 1000, 0) + " ms\n";
+  t += BandTitle(d.band);
   t += PowerTitle(p);
   t += std::string(PointKindName(p.provenance.kind)) + ", run " + d.run->run.info.label;
   if (p.provenance.time_scale != 1) t += " (de-scaled from ×" + ScaleText(p.provenance.time_scale) + ")";
@@ -285,12 +306,13 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
                         const std::vector<const Evaluation*>& evaluations) {
   const bool power = AnyValidPower(drawn);
   const bool accuracy = !evaluations.empty();
+  const bool bands = std::any_of(drawn.begin(), drawn.end(), [](const Drawn& d) { return d.band.Present(); });
   std::string h = std::string(power ? kPowerNote : "") +
                   "<div class=\"table-wrap\"><table class=\"points\"><thead><tr><th class=\"l\">series</th><th "
                   "class=\"l\">parallelism</th><th>conc</th>"
                   "<th>tok/s/GPU</th><th>output tok/s/GPU</th><th>input tok/s/GPU</th>" +
-                  (power ? kPowerHeader : "") +
-                  "<th>interactivity [tok/s/user]</th>"
+                  (power ? kPowerHeader : "") + "<th>interactivity [tok/s/user]</th>" +
+                  (bands ? "<th>tok/s/GPU band p10–p90</th><th>interactivity band p10–p90</th>" : "") +
                   "<th>median TTFT [ms]</th><th>p99 TTFT [ms]</th><th>median E2EL [s]</th><th>time scale</th>"
                   "<th class=\"l\">frontier</th><th class=\"l\">verdict</th>" +
                   (accuracy ? "<th class=\"l\">accuracy</th>" : "") + "</tr></thead><tbody>\n";
@@ -306,8 +328,12 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
          EscapeXml(p.key.topology) + "</td><td>" + std::to_string(p.key.conc) + "</td><td>" +
          Fixed(d.m.tput_per_gpu, 1) + "</td><td>" + Fixed(d.m.output_tput_per_gpu, 1) + "</td><td>" +
          Fixed(d.m.input_tput_per_gpu, 1) + "</td>" + (power ? PowerCells(p) : "") + "<td>" +
-         Fixed(d.m.median_intvty, 1) + "</td><td>" + Fixed(d.m.median_ttft * 1000, 0) + "</td><td>" +
-         Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.median_e2el, 2) + "</td><td>" +
+         Fixed(d.m.median_intvty, 1) + "</td>" +
+         (bands ? "<td class=\"band\">" + BandText(d.band.tput_per_gpu, 1) + "</td><td class=\"band\">" +
+                      BandText(d.band.median_intvty, 1) + "</td>"
+                : "") +
+         "<td>" + Fixed(d.m.median_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" +
+         Fixed(d.m.median_e2el, 2) + "</td><td>" +
          (p.provenance.time_scale != 1 ? "×" + ScaleText(p.provenance.time_scale) : "1") + "</td><td class=\"l\">" +
          std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
          (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + VerdictCell(p) + "</td>" +
@@ -316,12 +342,33 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
   return h + "</tbody></table></div>\n";
 }
 
+// A predicted frontier's model-error band as a closed polygon: its points' optimistic corners
+// (throughput at its p90, x at its p90, or at its p10 where a lower x is better) along the
+// frontier, then their pessimistic corners back; empty unless every frontier point has both bands.
+std::vector<std::pair<double, double>> FrontierBand(const std::vector<ChartPoint>& front,
+                                                    const std::vector<Drawn>& drawn, XBandOf x_band, XGoal goal) {
+  std::vector<std::pair<double, double>> optimistic, pessimistic;
+  for (const ChartPoint& f : front) {
+    const Drawn& d = drawn[f.index];
+    const std::optional<FigureBand> xb = x_band ? x_band(d) : std::nullopt;
+    if (!xb || !d.band.tput_per_gpu) return {};
+    const bool higher = goal == XGoal::kMaximize;
+    optimistic.emplace_back(higher ? xb->band_p90 : xb->band_p10, d.band.tput_per_gpu->band_p90);
+    pessimistic.emplace_back(higher ? xb->band_p10 : xb->band_p90, d.band.tput_per_gpu->band_p10);
+  }
+  if (front.size() < 2) return {};
+  optimistic.insert(optimistic.end(), pessimistic.rbegin(), pessimistic.rend());
+  return optimistic;
+}
+
 // One chart of throughput per GPU against `x`, a series per drawn series with its Pareto frontier
 // over the points their run did not judge INVALID; `front` marks the frontier points in `drawn`.
 // `x_key` names the x figure in a repeated point's record (its repeats give the error bars and,
 // when every valid point of a series was repeated, the band around its frontier).
+// A predicted frontier whose points have bands of `x_band` and throughput is drawn in its band.
 ChartSpec ParetoChart(ChartSpec spec, std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series,
-                      double (*x)(const Drawn&), const char* x_key, XGoal goal, bool Drawn::*front) {
+                      double (*x)(const Drawn&), const char* x_key, XGoal goal, bool Drawn::*front,
+                      XBandOf x_band = nullptr) {
   std::map<std::size_t, std::vector<ChartPoint>> by_series;
   for (std::size_t i = 0; i < drawn.size(); ++i) {
     const double xv = x(drawn[i]);
@@ -353,10 +400,15 @@ ChartSpec ParetoChart(ChartSpec spec, std::vector<Drawn>& drawn, const std::vect
       for (const auto& [rx, ry] : repeats) xy.push_back({&rx.values, &ry.values});
       repeat_fronts = RepeatFronts(RepeatCharts(xy), goal);
     }
-    for (const ChartPoint& f : ParetoFront(valid, goal)) {
+    const std::vector<ChartPoint> frontier = ParetoFront(valid, goal);
+    for (const ChartPoint& f : frontier) {
       cs.frontier.emplace_back(f.x, f.y);
       drawn[f.index].*front = true;
       if (const auto band = RepeatBandAt(repeat_fronts, f.x)) cs.band.push_back({f.x, band->low, band->high});
+    }
+    if (series[s].predicted) {
+      cs.model_band = FrontierBand(frontier, drawn, x_band, goal);
+      cs.model_band_title = "Model-error band p10–p90 (calibration's held-out residuals)";
     }
     for (const ChartPoint& p : points) {
       ChartDatum datum{p.x, p.y, PointTitle(drawn[p.index]), drawn[p.index].*front, Invalid(*drawn[p.index].point)};
@@ -477,6 +529,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
   std::map<std::string, std::vector<Drawn>> agentic_scenarios;
   bool any_scaled = false;
   bool any_multinode = false;
+  bool any_band = false;
   for (const ReportRun& r : runs) {
     for (const Point& p : r.points) {
       const bool predicted = p.provenance.kind == PointKind::kPredicted;
@@ -485,6 +538,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
       // aggregated points of their group.
       const std::string group = SeriesGroup(p);
       any_multinode = any_multinode || group != p.key.Group();
+      any_band = any_band || (!p.key.Agentic() && p.agg.contains("prediction_band"));
       std::string label = group + (predicted ? " · predicted" : " · measured");
       if (several) label += " · " + r.run.info.label;
       if (p.provenance.time_scale != 1) {
@@ -501,7 +555,8 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         series.push_back({label, kPalette[colour % std::size(kPalette)], predicted, group,
                           p.key.Agentic() && p.key.OffloadMode() != "kvnone", multinode ? multinode->Label() : group});
       }
-      (p.key.Agentic() ? agentic_scenarios : scenarios)[p.key.Scenario()].push_back({&p, &r, DeScaled(p), it->second});
+      (p.key.Agentic() ? agentic_scenarios : scenarios)[p.key.Scenario()].push_back(
+          {&p, &r, DeScaled(p), it->second, false, false, BandFieldsOf(p.agg, p.provenance.time_scale)});
     }
   }
 
@@ -528,6 +583,14 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         "(virtual clock). Points their run judged INVALID (a saturated client, an engine behind its model, too "
         "many failures) are ringed in red, faded and left out of the frontiers. Hover a point for its "
         "details.</div>\n";
+  if (any_band)
+    html +=
+        "<div class=\"note band-note\">The shaded area around a predicted frontier is the model's p10–p90 error "
+        "band: each frontier point moved by the 10th and 90th percentiles of ln(measured / predicted) over the "
+        "calibration's held-out predictions of its framework on its GPU vendor (pooled where too few), to its "
+        "optimistic corner along the top edge and its pessimistic corner along the bottom. About 80 % of "
+        "measurements like the held-out ones fall inside (docs/engine-model.md, \"Prediction bands\"). It is the "
+        "model's error, not run-to-run spread.</div>\n";
   if (any_multinode)
     html +=
         "<div class=\"note multinode-note\">Multi-node deployments are series of their own: <b>disagg xPyD "
@@ -552,7 +615,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
          "Token throughput [tok/s/GPU]",
          {}},
         drawn, series, [](const Drawn& d) { return d.m.median_intvty; }, "median_intvty", XGoal::kMaximize,
-        &Drawn::front_intvty);
+        &Drawn::front_intvty, [](const Drawn& d) { return d.band.median_intvty; });
     const ChartSpec e2el = ParetoChart(
         {id + "-e2el",
          "Token throughput per GPU vs. end-to-end latency",
@@ -560,7 +623,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
          "Token throughput [tok/s/GPU]",
          {}},
         drawn, series, [](const Drawn& d) { return d.m.median_e2el; }, "median_e2el", XGoal::kMinimize,
-        &Drawn::front_e2el);
+        &Drawn::front_e2el, [](const Drawn& d) { return d.band.median_e2el; });
     html += "<section class=\"scenario\" id=\"scenario-" + std::to_string(chart_no) + "\">\n<h2>" +
             EscapeXml(drawn.front().point->key.model) + " · ISL " + std::to_string(drawn.front().point->key.isl) +
             " / OSL " + std::to_string(drawn.front().point->key.osl) + "</h2>\n";

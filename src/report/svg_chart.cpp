@@ -68,6 +68,10 @@ std::string RenderSvgChart(const ChartSpec& spec) {
       y_hi = std::max(y_hi, p.y_interval ? std::max(p.y, p.y_interval->second) : p.y);
     }
     for (const auto& b : s.band) y_hi = std::max(y_hi, b.high);
+    for (const auto& [x, y] : s.model_band) {
+      x_hi = std::max(x_hi, x);
+      y_hi = std::max(y_hi, y);
+    }
   }
   const NiceAxis xa = MakeNiceAxis(0, x_hi * 1.03, 7);
   const NiceAxis ya = MakeNiceAxis(0, y_hi * 1.03, 6);
@@ -117,6 +121,15 @@ std::string RenderSvgChart(const ChartSpec& spec) {
     svg += "<path class=\"frontier-band\" data-series=\"" + std::to_string(i) + "\" d=\"" + d + "Z\" fill=\"" +
            s.color + "\"><title>Frontier band over the repeats (95 % interval of the median): " + EscapeXml(s.label) +
            "</title></path>\n";
+  }
+  // Model-error bands under the frontiers and markers.
+  for (std::size_t i = 0; i < spec.series.size(); ++i) {
+    const ChartSeries& s = spec.series[i];
+    if (s.model_band.size() < 3) continue;
+    std::string d;
+    for (const auto& [x, y] : s.model_band) d += (d.empty() ? "M" : "L") + Num(sx(x)) + " " + Num(sy(y));
+    svg += "<path class=\"band\" data-series=\"" + std::to_string(i) + "\" d=\"" + d + "Z\" fill=\"" + s.color +
+           "\"><title>" + EscapeXml(s.model_band_title) + ": " + EscapeXml(s.label) + "</title></path>\n";
   }
   // Frontiers under the markers, so every marker stays hoverable.
   for (std::size_t i = 0; i < spec.series.size(); ++i) {

@@ -1,7 +1,8 @@
 // A scatter chart with Pareto frontier lines as inline SVG: axes with round ticks and units, a
 // legend, and a hover title on every point. Measured and predicted series use different markers;
 // a series can draw its markers inside a halo and its line dotted. A point measured several times
-// carries error bars (its median's interval on each axis) and a frontier a band.
+// carries error bars (its median's interval on each axis) and a frontier a band over its repeats; a
+// predicted frontier can draw a shaded model-error band around its line.
 #pragma once
 
 #include <optional>
@@ -41,6 +42,10 @@ struct ChartSeries {
   bool dashed = false;  ///< The line is dotted (e.g. a theoretical figure beside a measured one).
   std::string line_title = "Pareto frontier";  ///< What the line is, in its hover title.
   std::vector<BandSample> band{};              ///< Band around the frontier, x ascending (empty: none).
+  /// A shaded area drawn under the frontier (a closed polygon; empty: none): a predicted
+  /// frontier's model-error band.
+  std::vector<std::pair<double, double>> model_band = {};
+  std::string model_band_title = {};  ///< What the area is, in its hover title.
 };
 
 /// A whole chart.

@@ -9,6 +9,7 @@
 #include "metrics/repeat_result.hpp"
 #include "power/power_aggregation.hpp"
 #include "power/power_fields.hpp"
+#include "results/prediction_band_fields.hpp"
 #include "results/repeat_record.hpp"
 
 namespace infermark::results {
@@ -301,6 +302,9 @@ Json ProcessClientResult(const Json& result, const ProcessSettings& settings, co
     data["repeats"] =
         RepeatRecordBlock(result, [&](const Json& one) { return ProcessClientResult(one, settings, path, options); });
   }
+  // A predicted result's model-error bands, processed as their figures were: a key of infermark's
+  // own after InferenceX's (a measured result has none).
+  if (Json band = AggPredictionBand(result, data); !band.is_null()) data["prediction_band"] = std::move(band);
   return data;
 }
 

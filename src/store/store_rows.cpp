@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
 #include "results/multinode_fields.hpp"
+#include "results/prediction_band_fields.hpp"
 #include "results/repeat_record.hpp"
 #include "store/store_schema.hpp"
 
@@ -28,6 +30,33 @@ namespace {
 double Number(const Json& agg, const char* field) {
   const auto it = agg.find(field);
   return it != agg.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// The schema version whose migration added the prediction-band columns, found in the migration
+// list rather than written here (migrations of parallel work are ordered when merged).
+int BandSchemaVersion() {
+  static const int version = [] {
+    const auto& migrations = StoreMigrations();
+    for (std::size_t i = 0; i < migrations.size(); ++i) {
+      if (migrations[i].find("ADD COLUMN band_scope") != std::string_view::npos) return static_cast<int>(i) + 1;
+    }
+    return std::numeric_limits<int>::max();
+  }();
+  return version;
+}
+
+// The prediction-band columns for `agg` (as measured, like the other hot columns): NULL and ''
+// for a record without bands.
+void AddBandColumns(const Json& agg, std::vector<std::pair<const char*, StoreValue>>& columns) {
+  const BandFields f = BandFieldsOf(agg);
+  columns.emplace_back("band_scope", f.scope);
+  const auto band = [&](const char* low, const char* high, const std::optional<FigureBand>& b) {
+    columns.emplace_back(low, b ? StoreValue(b->band_p10) : StoreValue());
+    columns.emplace_back(high, b ? StoreValue(b->band_p90) : StoreValue());
+  };
+  band("tput_per_gpu_band_p10", "tput_per_gpu_band_p90", f.tput_per_gpu);
+  band("median_intvty_band_p10", "median_intvty_band_p90", f.median_intvty);
+  band("median_e2el_band_p10", "median_e2el_band_p90", f.median_e2el);
 }
 
 // Migration 6's columns for `agg`: NULL for a single-node record; for a multi-node one what the
@@ -219,6 +248,7 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
                                               ? block->value("server", std::string())
                                               : std::string());
   }
+  if (schema_version >= BandSchemaVersion()) AddBandColumns(point.agg, columns);
   row.columns = std::move(columns);
   row.repeats = &point.repeats;
   return row;

@@ -321,6 +321,18 @@ CREATE TABLE point_repeats (
   UNIQUE (point_id, repeat_index)
 );
 )sql",
+      // 11, prediction bands: a predicted point's band group and the p10/p90 band of its
+      // hot figures, as its record's prediction_band holds them (NULL and '' for measured points
+      // and for predictions made before bands existed: no earlier record carries one).
+      R"sql(
+ALTER TABLE points ADD COLUMN band_scope TEXT NOT NULL DEFAULT '';
+ALTER TABLE points ADD COLUMN tput_per_gpu_band_p10 REAL;
+ALTER TABLE points ADD COLUMN tput_per_gpu_band_p90 REAL;
+ALTER TABLE points ADD COLUMN median_intvty_band_p10 REAL;
+ALTER TABLE points ADD COLUMN median_intvty_band_p90 REAL;
+ALTER TABLE points ADD COLUMN median_e2el_band_p10 REAL;
+ALTER TABLE points ADD COLUMN median_e2el_band_p90 REAL;
+)sql",
   };
   return kMigrations;
 }
@@ -618,6 +630,16 @@ CREATE TABLE point_repeats (
   agg_json TEXT NOT NULL,
   UNIQUE (point_id, repeat_index)
 );
+)sql",
+      // 11, prediction bands.
+      R"sql(
+ALTER TABLE points ADD COLUMN band_scope TEXT NOT NULL DEFAULT '';
+ALTER TABLE points ADD COLUMN tput_per_gpu_band_p10 DOUBLE PRECISION;
+ALTER TABLE points ADD COLUMN tput_per_gpu_band_p90 DOUBLE PRECISION;
+ALTER TABLE points ADD COLUMN median_intvty_band_p10 DOUBLE PRECISION;
+ALTER TABLE points ADD COLUMN median_intvty_band_p90 DOUBLE PRECISION;
+ALTER TABLE points ADD COLUMN median_e2el_band_p10 DOUBLE PRECISION;
+ALTER TABLE points ADD COLUMN median_e2el_band_p90 DOUBLE PRECISION;
 )sql",
   };
   return kMigrations;

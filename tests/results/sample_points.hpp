@@ -136,4 +136,20 @@ inline Evaluation SampleEvaluation(const SampleSpec& s, int conc, EvalStatus sta
   return e;
 }
 
+/// `point` with a model-error band in its record as a prediction carries one (group `vllm/amd`):
+/// its throughputs within `rate` below and above (a fraction), its interactivity likewise and its
+/// latencies within `time`.
+inline Point WithPredictionBand(Point point, double rate = 0.1, double time = 0.2) {
+  Json figures = Json::object();
+  const std::pair<const char*, double> spreads[] = {{"tput_per_gpu", rate},       {"output_tput_per_gpu", rate},
+                                                    {"input_tput_per_gpu", rate}, {"median_intvty", rate},
+                                                    {"median_e2el", time},        {"median_ttft", time}};
+  for (const auto& [key, spread] : spreads) {
+    const double v = point.agg[key].get<double>();
+    figures[key] = {{"band_p10", v * (1 - spread)}, {"band_p90", v * (1 + spread)}};
+  }
+  point.agg["prediction_band"] = {{"scope", "vllm/amd"}, {"residuals", 403}, {"figures", figures}};
+  return point;
+}
+
 }  // namespace infermark::results::sample

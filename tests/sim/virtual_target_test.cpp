@@ -92,6 +92,8 @@ TEST(VirtualTarget, RetimedTracesAgreeWithFullRunsOnTheFoundingRecipe) {
             << isl << " tp" << tp << " c" << conc;
         EXPECT_NEAR(retimed.median_intvty, full.figures.median_intvty, 1e-9 * full.figures.median_intvty)
             << isl << " tp" << tp << " c" << conc;
+        EXPECT_NEAR(retimed.median_e2el, full.figures.median_e2el, 1e-9 * full.figures.median_e2el)
+            << isl << " tp" << tp << " c" << conc;
         ++points;
       }
     }

@@ -1,11 +1,12 @@
 // The chart pair: y metric against interactivity and against end-to-end latency, one colour per
 // deployment, measured points as circles and predicted ones as triangles, points their run judged
 // INVALID faded and ringed in red (as the report draws them; the API keeps them off frontiers),
-// each series' Pareto frontier as a line, a shared legend that hides series, and hover details in
-// a DOM tooltip. A point measured several times carries error bars (its median's 95 % interval on
-// both axes) and a series whose points all were has a band around its frontier, built from the
-// repeats' own frontiers.
+// each series' Pareto frontier as a line (a predicted one in its model-error band: bands.js), a
+// shared legend that hides series, and hover details in a DOM tooltip. A point measured several
+// times carries error bars (its median's 95 % interval on both axes) and a series whose points all
+// were has a band around its frontier, built from the repeats' own frontiers.
 
+import { BAND_SUFFIX, bandDatasets } from './bands.js';
 import { colourMap, esc, isPredicted, X_AXES, yMetric } from './format.js';
 import { pointDetails } from './tooltip.js';
 
@@ -136,7 +137,8 @@ function makeChart(name, canvas) {
             usePointStyle: true,
             pointStyleWidth: 12,
             boxHeight: 8,
-            filter: (item) => !item.text.endsWith(' frontier') && !item.text.endsWith(' frontier band'),
+            filter: (item) => !item.text.endsWith(' frontier') && !item.text.endsWith(' frontier band')
+              && !item.text.endsWith(BAND_SUFFIX),
           },
         },
         title: { display: false, text: '' },
@@ -183,6 +185,8 @@ function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly
       pointHoverRadius: 7,
     });
   }
+  // A predicted frontier's model-error band, under its line.
+  sets.push(...bandDatasets(frontier, colour, hidden));
   for (const s of frontier) {
     const band = [...s.points].sort((a, b) => a.x - b.x).filter((f) => f.band);
     if (band.length < 2) continue;

@@ -1,5 +1,6 @@
 // Hover details of a point: what was served, its figures, and where it came from (provenance).
 
+import { bandLine } from './bands.js';
 import { evaluationLines } from './evaluations.js';
 import { esc, num, withUnit, yMetric } from './format.js';
 
@@ -69,6 +70,7 @@ export function pointDetails(p, yKey) {
     [p.agentic ? 'Interactivity (P50 E2E-norm.)' : 'Interactivity', withInterval(p, 'interactivity', 'tok/s/user')],
     ['E2E latency', withInterval(p, 'e2el_s', 's')],
     ['TTFT / TPOT', `${withUnit(p.ttft_ms, 'ms')} / ${withUnit(p.tpot_ms, 'ms')}`],
+    ...(p.prediction_band ? [['Model-error band p10–p90', bandLine(p, y)]] : []),
     ['Power', power(p)],
     ['Accuracy', evaluationLines(p.evaluations).join('; ') || 'no evaluation of this configuration'],
     ['Run', `${p.run_label ?? p.run_id} · ${p.date ?? ''} · ${p.kind}`],

@@ -2,7 +2,8 @@
 // y axis, hover points (the tooltip shows their provenance), compare two GPUs (the iso table's
 // values), read the history's regression, open a shared address (the view comes back), and export
 // CSV and PNG (the downloaded files' contents), see an INVALID point ringed with its reasons and
-// off the frontiers, and hide it with its control, and read the accuracy evaluations (score, error
+// off the frontiers, and hide it with its control, see the predicted frontier inside its model-error
+// band (and the band in its points' tooltips), and read the accuracy evaluations (score, error
 // bar, threshold, verdict; not-run and INVALID ones without a score) from the panel and from the
 // tooltip of a point of the same configuration. The store holds the fixture's known points
 // (fixture.mjs), served by `infermark dashboard`. Screenshots go to build/tests/dashboard/screens/.
@@ -17,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AGENTIC_USERS, buildStore, EVALUATIONS, INVALID_REASONS, REPEAT_SPREAD } from './fixture.mjs';
+import { AGENTIC_USERS, buildStore, EVALUATIONS, INVALID_REASONS, PREDICTION_BAND, REPEAT_SPREAD } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -220,6 +221,30 @@ test('repeats: error bars on every repeated point, a band around the frontiers b
   await shot('01b-repeats.png');
 });
 
+test('predicted frontier: drawn inside its model-error band, measured ones without', async () => {
+  await page.goto(baseUrl);
+  await idle();
+  const bands = await page.evaluate(() => window.infermark.chart('intvty').data.datasets
+    .filter((d) => d.label.endsWith(' predicted band')).map((d) => ({ label: d.label, fill: d.fill, data: d.data.map((p) => [p.x, p.y]) })));
+  assert.equal(bands.length, 1, 'one band: the predicted series\'');
+  assert.match(bands[0].label, /predicted band$/);
+  assert.equal(bands[0].fill, 'shape');
+  // The frontier's points (de-scaled) at their optimistic corners left to right, then their
+  // pessimistic corners back, closed.
+  const front = [[22, 2500], [55, 1300], [120, 450]];
+  const b = PREDICTION_BAND;
+  const good = front.map(([x, y]) => [x * b.intvty[1], y * b.tput[1]]);
+  const bad = front.map(([x, y]) => [x * b.intvty[0], y * b.tput[0]]).reverse();
+  const want = [...good, ...bad, good[0]];
+  assert.equal(bands[0].data.length, want.length);
+  bands[0].data.forEach(([x, y], i) => {
+    assert.ok(Math.abs(x - want[i][0]) < 1e-9 && Math.abs(y - want[i][1]) < 1e-6, `corner ${i}: ${[x, y]} != ${want[i]}`);
+  });
+  const e2el = await page.evaluate(() => window.infermark.chart('e2el').data.datasets.filter((d) => d.label.endsWith(' predicted band')).length);
+  assert.equal(e2el, 1);
+  await shot('02-predicted-band.png');
+});
+
 test('filter: hardware h100 leaves its measured and predicted points; disaggregated alone leaves one', async () => {
   await setFilter('hardware', 'h100', true);
   assert.equal(await text('#point-count'), '10 points (7 measured, 3 predicted; 1 INVALID)');
@@ -258,7 +283,8 @@ test('hover: the tooltip shows the point and its provenance', async () => {
   const predictedSeries = await page.evaluate(() => window.infermark.chart('intvty').data.datasets
     .find((d) => d.label.endsWith('predicted')).label);
   const predicted = await hover('intvty', predictedSeries, 64);
-  for (const want of ['predicted', 'infermark-engine', '--hardware h100 --time-scale 2', 'ci-runner-3', '×2']) {
+  for (const want of ['predicted', 'infermark-engine', '--hardware h100 --time-scale 2', 'ci-runner-3', '×2',
+    'Model-error band p10–p90', `${PREDICTION_BAND.scope}, ${PREDICTION_BAND.residuals} residuals`]) {
     assert.ok(predicted.includes(want), `tooltip lacks "${want}":\n${predicted}`);
   }
   await shot('05-hover-predicted.png');

@@ -8,7 +8,8 @@
 //                           disaggregated b200 sglang fp4 point with MTP, and an h100 point at
 //                           conc 32 that its run judged INVALID (it would top the h100 frontier
 //                           and the head-to-head table at 20 tok/s/user if it were counted)
-//   predict-h100 (2026-11-08): h100 predicted at time scale 2 (figures de-scaled by 2)
+//   predict-h100 (2026-11-08): h100 predicted at time scale 2 (figures de-scaled by 2), each
+//                             point with its model-error band (PREDICTION_BAND)
 //   nightly-2 also holds four GSM8K evaluations (eval folders as the runner leaves them, see
 //   EVALUATIONS): h100 conc 64 passes its threshold, b200 conc 64 fails it, h100 conc 16 was not
 //   run and b200 conc 16 was INVALID
@@ -49,6 +50,12 @@ export const RUNS = [
     ],
   },
 ];
+
+/// The model-error band every predicted point carries (its record's prediction_band): each figure
+/// times these factors at p10 and p90.
+export const PREDICTION_BAND = {
+  scope: 'vllm/nvidia', residuals: 389, tput: [0.8, 1.1], intvty: [0.85, 1.15], e2el: [0.9, 1.2],
+};
 
 /// The load generator's reasons for the INVALID point (its verdict_reasons).
 export const INVALID_REASONS = [
@@ -148,6 +155,12 @@ export function aggRecord(run, p) {
   if (run.predicted) {
     record.predicted = true;
     record.time_scale = run.timeScale;
+    const b = PREDICTION_BAND;
+    const band = (v, [low, high]) => ({ band_p10: v * low, band_p90: v * high });
+    record.prediction_band = { scope: b.scope, residuals: b.residuals, figures: {
+      tput_per_gpu: band(p.tput, b.tput), output_tput_per_gpu: band(p.tput / 2, b.tput),
+      input_tput_per_gpu: band(p.tput / 2, b.tput), median_intvty: band(p.intvty, b.intvty),
+      median_e2el: band(e2el, b.e2el), median_ttft: band(0.2, b.e2el) } };
   }
   return record;
 }

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "calibration/measured_points.hpp"
 #include "perfmodel/deployment.hpp"
-#include "perfmodel/measured_points.hpp"
 #include "perfmodel/trace.hpp"
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
 
 /// How hard to search.
 struct FitSettings {
@@ -31,6 +31,7 @@ struct PointError {
   double pred_intvty = 0;   ///< Predicted tok/s/user.
   double tput_error = 0;    ///< |pred − meas| / meas.
   double intvty_error = 0;  ///< |pred − meas| / meas.
+  double pred_e2el = 0;     ///< Predicted median end-to-end latency, s (the prediction bands' latency).
 };
 
 /// Median and p90 of relative errors.
@@ -50,46 +51,48 @@ ErrorSummary NoiseFloor(const std::vector<RepeatedPoint>& repeats);
 
 /// One held-out evaluation.
 struct Fold {
-  std::string description;         ///< What was fitted and what predicted.
-  EfficiencyFactors factors;       ///< Factors fitted on the training points.
-  std::vector<std::size_t> train;  ///< Training points.
-  std::vector<PointError> errors;  ///< Errors on the held-out points.
+  std::string description;               ///< What was fitted and what predicted.
+  perfmodel::EfficiencyFactors factors;  ///< Factors fitted on the training points.
+  std::vector<std::size_t> train;        ///< Training points.
+  std::vector<PointError> errors;        ///< Errors on the held-out points.
 };
 
 /// Runs the reference client's closed loop for `point` (its concurrency, its prompts or 10 × conc,
 /// lengths uniform in [0.8 L, L], seed 0) on `deployment` in virtual time and returns its trace.
 /// Called from several threads at once.
-using TraceRecorder = std::function<Trace(const Deployment& deployment, const MeasuredPoint& point)>;
+using TraceRecorder =
+    std::function<perfmodel::Trace(const perfmodel::Deployment& deployment, const MeasuredPoint& point)>;
 
 /// Points prepared for fitting.
 class Calibrator {
  public:
   /// Resolves each point's deployment and records its trace with `record` (the expensive part).
   /// `hardware_profiles` (paths of `gpu probe` profiles) apply to the points of the GPU each measured.
-  Calibrator(const EngineData& data, std::vector<MeasuredPoint> points, unsigned threads, const TraceRecorder& record,
-             const std::vector<std::string>& hardware_profiles = {});
+  Calibrator(const perfmodel::EngineData& data, std::vector<MeasuredPoint> points, unsigned threads,
+             const TraceRecorder& record, const std::vector<std::string>& hardware_profiles = {});
   ~Calibrator();
 
   /// Points.
   [[nodiscard]] const std::vector<MeasuredPoint>& points() const { return points_; }
   /// The catalog the points were resolved against.
-  [[nodiscard]] const EngineData& data() const { return data_; }
+  [[nodiscard]] const perfmodel::EngineData& data() const { return data_; }
   /// The deployment of point `i`.
-  [[nodiscard]] const Deployment& deployment(std::size_t i) const;
+  [[nodiscard]] const perfmodel::Deployment& deployment(std::size_t i) const;
   /// Predicted figures of point `i` under `factors`.
-  [[nodiscard]] TraceFigures Predict(std::size_t i, const EfficiencyFactors& factors) const;
+  [[nodiscard]] perfmodel::TraceFigures Predict(std::size_t i, const perfmodel::EfficiencyFactors& factors) const;
   /// Errors on `points` under `factors`.
-  [[nodiscard]] std::vector<PointError> Errors(const std::vector<std::size_t>& points, const EfficiencyFactors& factors,
-                                               unsigned threads) const;
+  [[nodiscard]] std::vector<PointError> Errors(const std::vector<std::size_t>& points,
+                                               const perfmodel::EfficiencyFactors& factors, unsigned threads) const;
   /// Fits factors on `train`, starting from (and regularized towards) `prior`.
-  [[nodiscard]] EfficiencyFactors Fit(const std::vector<std::size_t>& train, const EfficiencyFactors& prior,
-                                      const FitSettings& settings, double* loss = nullptr) const;
+  [[nodiscard]] perfmodel::EfficiencyFactors Fit(const std::vector<std::size_t>& train,
+                                                 const perfmodel::EfficiencyFactors& prior, const FitSettings& settings,
+                                                 double* loss = nullptr) const;
   /// The prior for points of `framework` on `hardware` (framework priors, hardware latencies).
-  [[nodiscard]] EfficiencyFactors Prior(const std::string& framework, const std::string& hardware) const;
+  [[nodiscard]] perfmodel::EfficiencyFactors Prior(const std::string& framework, const std::string& hardware) const;
 
  private:
   struct Prepared;
-  const EngineData& data_;
+  const perfmodel::EngineData& data_;
   std::vector<MeasuredPoint> points_;
   std::vector<std::unique_ptr<Prepared>> prepared_;
 };
@@ -106,7 +109,8 @@ std::vector<Fold> GpuLeftOut(const Calibrator& calibrator, const FitSettings& se
 /// comes from (data/engine/holdout/); each is predicted with the factors `predict` would choose
 /// among `profiles` (its framework on its GPU, else on its vendor, else the fallback framework's),
 /// one fold per model and hardware key. Nothing is fitted to them.
-std::vector<Fold> ArchitectureHeldOut(const Calibrator& holdout, const std::vector<CalibratedProfile>& profiles);
+std::vector<Fold> ArchitectureHeldOut(const Calibrator& holdout,
+                                      const std::vector<perfmodel::CalibratedProfile>& profiles);
 
 /// Concurrencies held out, for a sweep served on a real engine (`engine calibrate --served`): per
 /// hardware key and model, fit on the points whose concurrency is in `fit_conc` and predict the
@@ -117,7 +121,7 @@ std::vector<Fold> ConcurrencyHeldOut(const Calibrator& calibrator, const std::ve
 
 /// The profiles the engine uses: per framework and GPU, fitted on all of its points, and per
 /// framework and vendor, fitted on all of that vendor's points.
-std::vector<std::pair<CalibratedProfile, ErrorSummary>> FitProfiles(const Calibrator& calibrator,
-                                                                    const FitSettings& settings);
+std::vector<std::pair<perfmodel::CalibratedProfile, ErrorSummary>> FitProfiles(const Calibrator& calibrator,
+                                                                               const FitSettings& settings);
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

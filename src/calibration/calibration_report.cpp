@@ -1,11 +1,18 @@
-#include "perfmodel/calibration_report.hpp"
+#include "calibration/calibration_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
 
-namespace infermark::perfmodel {
+#include "calibration/band_coverage.hpp"
+
+namespace infermark::calibration {
+
+using perfmodel::CalibratedProfile;
+using perfmodel::EfficiencyFactors;
+using perfmodel::TraceFigures;
+
 namespace {
 
 std::string Pct(double v) {
@@ -35,6 +42,22 @@ std::string Head(const char* first_column) {
   return buf;
 }
 
+// The bands and their coverage on points they never saw.
+std::string BandsSection(const CalibrationOutcome& o) {
+  std::ostringstream s;
+  s << "\n## Prediction bands (p10 to p90 of ln measured/predicted, protocol (a))\n\n"
+    << "A framework × vendor with at least " << o.bands.min_residuals
+    << " residuals has bands of its own; any other takes the pooled one.\n\n"
+    << BandsTable(o.bands);
+  if (o.holdout != nullptr) {
+    s << "\nCoverage on protocol (c)'s points (never fitted, never in a band):\n\n"
+      << CoverageTable(BandCoverage(o.bands, o.held_out, "c"));
+  }
+  s << "\nCoverage with each hardware key's residuals left out of the bands they are checked against:\n\n"
+    << CoverageTable(LeaveKeyOutCoverage(o.held_out, o.bands.min_residuals));
+  return s.str();
+}
+
 }  // namespace
 
 CalibrationOutcome Calibrate(const Calibrator& calibrator, const FitSettings& settings, bool skip_protocols,
@@ -60,6 +83,10 @@ CalibrationOutcome Calibrate(const Calibrator& calibrator, const FitSettings& se
     out.architecture_held_out = ArchitectureHeldOut(*holdout, profiles);
     say("protocol (c) done");
   }
+  AppendHeldOut(out.held_out, "a", calibrator, out.model_left_out);
+  AppendHeldOut(out.held_out, "b", calibrator, out.gpu_left_out);
+  if (holdout != nullptr) AppendHeldOut(out.held_out, "c", *holdout, out.architecture_held_out);
+  out.bands = BuildPredictionBands(out.held_out);
   return out;
 }
 
@@ -104,6 +131,7 @@ std::string CalibrationReport(const Calibrator& calibrator, const CalibrationOut
   }
   report << "\n## Profiles written (in-sample error)\n\n" << Head("profile");
   for (const auto& [profile, summary] : o.profiles) report << Row(profile.framework + "-" + profile.scope, summary);
+  if (!o.bands.Empty()) report << BandsSection(o);
   report << "\nWall time: " << wall_seconds << " s.\n";
   return report.str();
 }
@@ -160,38 +188,6 @@ std::string ServedCalibrationReport(const Calibrator& calibrator, const std::vec
   return report.str();
 }
 
-std::string HeldOutCsv(const Calibrator& calibrator, const CalibrationOutcome& o) {
-  std::string csv =
-      "protocol,fold,model,hw_key,precision,isl,osl,tp,conc,meas_tput,pred_tput,meas_intvty,pred_intvty\n";
-  auto dump = [&](const char* protocol, const std::vector<Fold>& folds) {
-    for (const auto& f : folds) {
-      for (const auto& e : f.errors) {
-        const MeasuredPoint& p = calibrator.points()[e.index];
-        char buf[512];
-        std::snprintf(buf, sizeof buf, "%s,\"%s\",%s,%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f\n", protocol,
-                      f.description.c_str(), p.model.c_str(), p.hw_key.c_str(), p.precision.c_str(), p.isl, p.osl, p.tp,
-                      p.conc, p.tput_per_gpu, e.pred_tput, p.intvty, e.pred_intvty);
-        csv += buf;
-      }
-    }
-  };
-  dump("a", o.model_left_out);
-  dump("b", o.gpu_left_out);
-  if (o.holdout != nullptr) {
-    for (const auto& f : o.architecture_held_out) {
-      for (const auto& e : f.errors) {
-        const MeasuredPoint& p = o.holdout->points()[e.index];
-        char buf[512];
-        std::snprintf(buf, sizeof buf, "c,\"%s\",%s,%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f\n", f.description.c_str(),
-                      p.model.c_str(), p.hw_key.c_str(), p.precision.c_str(), p.isl, p.osl, p.tp, p.conc,
-                      p.tput_per_gpu, e.pred_tput, p.intvty, e.pred_intvty);
-        csv += buf;
-      }
-    }
-  }
-  return csv;
-}
-
 std::vector<std::string> ProfileComment(const CalibratedProfile& profile, const ErrorSummary& summary,
                                         const std::string& measured_path) {
   return {"Written by `infermark engine calibrate`; do not edit by hand (rerun it).",
@@ -202,4 +198,14 @@ std::vector<std::string> ProfileComment(const CalibratedProfile& profile, const 
           "Field meanings: docs/engine-model.md, \"Efficiency factors\"."};
 }
 
-}  // namespace infermark::perfmodel
+std::vector<std::string> BandsComment(const std::string& measured_path) {
+  return {"Written by `infermark engine calibrate`; do not edit by hand (rerun it).",
+          "p10 and p90 of ln(measured / predicted) over the held-out predictions of protocol (a), model left out, "
+          "on " +
+              std::filesystem::path(measured_path).filename().string() + " (every one in held_out.csv beside this).",
+          "A framework x vendor with at least min_residuals residuals has its own group; any other takes the pooled "
+          "one.",
+          "Meaning and measured coverage: docs/engine-model.md, \"Prediction bands\"."};
+}
+
+}  // namespace infermark::calibration

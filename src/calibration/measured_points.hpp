@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
 
 /// One measured point.
 struct MeasuredPoint {
@@ -37,7 +37,4 @@ struct RepeatedPoint {
 /// Reads repeat_2025-10-25_vs_2025-10-28.csv.
 std::vector<RepeatedPoint> LoadRepeatedPoints(const std::string& path);
 
-/// Splits one CSV line (no quoted commas in these files).
-std::vector<std::string> SplitCsvLine(const std::string& line);
-
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

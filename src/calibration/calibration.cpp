@@ -1,4 +1,4 @@
-#include "perfmodel/calibration.hpp"
+#include "calibration/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,14 +8,24 @@
 #include <set>
 #include <thread>
 
+#include "calibration/nelder_mead.hpp"
 #include "core/internal_error.hpp"
 #include "core/numpy_stats.hpp"
 #include "perfmodel/hardware_profile.hpp"
 #include "perfmodel/kernel_classes.hpp"
-#include "perfmodel/nelder_mead.hpp"
 #include "perfmodel/step_time.hpp"
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
+
+using perfmodel::CalibratedProfile;
+using perfmodel::Deployment;
+using perfmodel::DeploymentOptions;
+using perfmodel::EfficiencyFactors;
+using perfmodel::EngineData;
+using perfmodel::HardwareSpec;
+using perfmodel::StepTimeModel;
+using perfmodel::Trace;
+using perfmodel::TraceFigures;
 
 struct Calibrator::Prepared {
   Deployment deployment;
@@ -125,7 +135,7 @@ Calibrator::Calibrator(const EngineData& data, std::vector<MeasuredPoint> points
                        const TraceRecorder& record, const std::vector<std::string>& hardware_profiles)
     : data_(data), points_(std::move(points)) {
   std::map<std::string, std::string> profile_of;  // GPU -> profile path
-  for (const auto& path : hardware_profiles) profile_of[LoadHardwareProfile(path).hardware] = path;
+  for (const auto& path : hardware_profiles) profile_of[perfmodel::LoadHardwareProfile(path).hardware] = path;
   prepared_.resize(points_.size());
   ParallelFor(points_.size(), threads, [&](std::size_t i) {
     const MeasuredPoint& p = points_[i];
@@ -139,7 +149,7 @@ Calibrator::Calibrator(const EngineData& data, std::vector<MeasuredPoint> points
     o.use_calibration = false;
     o.prefix_caching = false;  // random prompts share nothing; saves the hashing
     if (const auto it = profile_of.find(p.hardware); it != profile_of.end()) o.hardware_profile = it->second;
-    prep->deployment = ResolveDeployment(data_, o);
+    prep->deployment = perfmodel::ResolveDeployment(data_, o);
     prep->model = std::make_unique<StepTimeModel>(prep->deployment);
     prep->trace = record(prep->deployment, p);
     prepared_[i] = std::move(prep);
@@ -155,7 +165,7 @@ const Deployment& Calibrator::deployment(std::size_t i) const {
 TraceFigures Calibrator::Predict(std::size_t i, const EfficiencyFactors& factors) const {
   StepTimeModel model = *prepared_[i]->model;
   model.SetEfficiency(factors);
-  return RetimeTrace(prepared_[i]->trace, model, prepared_[i]->deployment.NumGpus());
+  return perfmodel::RetimeTrace(prepared_[i]->trace, model, prepared_[i]->deployment.NumGpus());
 }
 
 std::vector<PointError> Calibrator::Errors(const std::vector<std::size_t>& idx, const EfficiencyFactors& factors,
@@ -165,8 +175,12 @@ std::vector<PointError> Calibrator::Errors(const std::vector<std::size_t>& idx, 
     const std::size_t i = idx[k];
     const TraceFigures m = Predict(i, factors);
     const MeasuredPoint& p = points_[i];
-    out[k] = PointError{i, m.tput_per_gpu, m.median_intvty, std::fabs(m.tput_per_gpu - p.tput_per_gpu) / p.tput_per_gpu,
-                        std::fabs(m.median_intvty - p.intvty) / p.intvty};
+    out[k] = PointError{i,
+                        m.tput_per_gpu,
+                        m.median_intvty,
+                        std::fabs(m.tput_per_gpu - p.tput_per_gpu) / p.tput_per_gpu,
+                        std::fabs(m.median_intvty - p.intvty) / p.intvty,
+                        m.median_e2el};
   });
   return out;
 }
@@ -321,7 +335,7 @@ std::vector<Fold> ArchitectureHeldOut(const Calibrator& c, const std::vector<Cal
     Fold f;
     const Deployment& d = c.deployment(idx.front());
     std::string source;
-    f.factors = ChooseEfficiency(chosen, d.framework, d.hardware, &source);
+    f.factors = perfmodel::ChooseEfficiency(chosen, d.framework, d.hardware, &source);
     if (f.factors.allreduce_latency_us < 0) f.factors.allreduce_latency_us = d.hardware.allreduce_latency_s * 1e6;
     if (f.factors.alltoall_latency_us < 0) f.factors.alltoall_latency_us = d.hardware.alltoall_latency_s * 1e6;
     f.description = name + " (" + d.framework.name + "): never fitted, factors of " +
@@ -355,11 +369,11 @@ std::vector<std::pair<CalibratedProfile, ErrorSummary>> FitProfiles(const Calibr
     profile.efficiency = c.Fit(train, c.Prior(framework, hardware), settings);
     std::set<std::string> classes;
     for (std::size_t i : train)
-      for (auto& k : KernelClassesOf(c.deployment(i))) classes.insert(std::move(k));
+      for (auto& k : perfmodel::KernelClassesOf(c.deployment(i))) classes.insert(std::move(k));
     profile.kernel_classes.assign(classes.begin(), classes.end());
     out.emplace_back(profile, SummarizeErrors(c.Errors(train, profile.efficiency, settings.threads)));
   }
   return out;
 }
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

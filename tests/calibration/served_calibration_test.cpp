@@ -6,15 +6,17 @@
 
 #include <set>
 
-#include "perfmodel/calibration.hpp"
+#include "calibration/calibration.hpp"
+#include "calibration/served_points.hpp"
 #include "perfmodel/engine_data.hpp"
-#include "perfmodel/served_points.hpp"
 #include "run_binary.hpp"
 #include "sim/predict.hpp"
 #include "test_paths.hpp"
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
 namespace {
+
+using perfmodel::DefaultEngineData;
 
 TEST(ServedCalibration, ReadsTheSweepsAggRecords) {
   const std::vector<MeasuredPoint> points = LoadServedPoints(test::Fixture("real-gpu/h100"));
@@ -79,4 +81,4 @@ TEST(ServedCalibration, CommandReportsTheFoldAndRefusesBadInput) {
 }
 
 }  // namespace
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
 
 /// Settings of one minimization.
 struct NelderMeadOptions {
@@ -26,4 +26,4 @@ struct NelderMeadResult {
 NelderMeadResult NelderMead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0,
                             const NelderMeadOptions& options);
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "perfmodel/measured_points.hpp"
+#include "calibration/measured_points.hpp"
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
 
 /// One MeasuredPoint per `agg_*.json` in `dir`, sorted by concurrency: its model id (the catalog
 /// resolves aliases), `hw`, `framework`, `precision`, `isl`, `osl`, GPUs (`tp·pp·pcp`), `conc`,
@@ -17,4 +17,4 @@ namespace infermark::perfmodel {
 /// `hw_framework`. Throws InputError (file, field) on a record without these fields.
 std::vector<MeasuredPoint> LoadServedPoints(const std::string& dir);
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

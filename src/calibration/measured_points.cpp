@@ -1,21 +1,13 @@
-#include "perfmodel/measured_points.hpp"
+#include "calibration/measured_points.hpp"
 
 #include <map>
 #include <sstream>
 
+#include "core/csv_line.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 
-namespace infermark::perfmodel {
-
-std::vector<std::string> SplitCsvLine(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::stringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
+namespace infermark::calibration {
 
 namespace {
 
@@ -134,4 +126,4 @@ std::vector<RepeatedPoint> LoadRepeatedPoints(const std::string& path) {
   return out;
 }
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

@@ -1,10 +1,10 @@
-#include "perfmodel/nelder_mead.hpp"
+#include "calibration/nelder_mead.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
 
 NelderMeadResult NelderMead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0,
                             const NelderMeadOptions& o) {
@@ -70,4 +70,4 @@ NelderMeadResult NelderMead(const std::function<double(const std::vector<double>
   return best;
 }
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration

@@ -1,4 +1,4 @@
-#include "perfmodel/served_points.hpp"
+#include "calibration/served_points.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 
-namespace infermark::perfmodel {
+namespace infermark::calibration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -79,4 +79,4 @@ std::vector<MeasuredPoint> LoadServedPoints(const std::string& dir) {
   return points;
 }
 
-}  // namespace infermark::perfmodel
+}  // namespace infermark::calibration
