@@ -88,6 +88,7 @@ struct Point {
   std::int64_t run_id = 0;  ///< Store id of the run it belongs to (filled when read back from a store).
   std::string run_key;      ///< Run it belongs to (filled when read back from a store).
   std::string ingested_at;  ///< When it was stored (filled when read back).
+  std::string receipt_id;   ///< The measurement receipt of the bundle it was ingested from (empty: none).
 };
 
 /// The natural key read from an agg record, or from an agentic record (`scenario_type` is

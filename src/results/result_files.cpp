@@ -49,7 +49,21 @@ Json ParseFile(const std::string& path, std::string& text) {
     // The parser reports a byte offset; people read lines.
     const std::size_t offset = std::min(e.byte, text.size());
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+    // Python's json.dump writes NaN and Infinity, which JSON cannot hold: say what they are.
+    const std::size_t from = offset > 9 ? offset - 9 : 0;
+    const std::string near = text.substr(from, 18);
+    if (near.find("NaN") != std::string::npos || near.find("Infinity") != std::string::npos) {
+      throw InputError(Diagnostic{
+          {path, line, 0}, "", "", "a non-finite figure (NaN or Infinity): every metric must be a finite number"});
+    }
     throw InputError(Diagnostic{{path, line, 0}, "", "", "not valid JSON"});
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double's range (1e999) reads as infinite.
+    throw InputError(
+        Diagnostic{{path, 0, 0},
+                   "",
+                   "",
+                   std::string("a non-finite figure: every metric must be a finite number (") + e.what() + ")"});
   }
 }
 
