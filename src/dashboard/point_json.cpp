@@ -52,6 +52,7 @@ Json PointJson(const DashboardPoint& p) {
   j["invalid_reasons"] = p.invalid_reasons;
   j["power_valid"] = p.power_valid ? Json(*p.power_valid) : Json(nullptr);
   j["power_invalid_reasons"] = p.power_invalid_reasons;
+  j["receipt_id"] = p.provenance.receipt_id.empty() ? Json(nullptr) : Json(p.provenance.receipt_id);
   j["evaluations"] = p.evaluation_ids;
   j["evaluations_url"] =
       p.evaluation_ids.empty() ? Json(nullptr) : Json("/api/v1/evaluations?point=" + std::to_string(p.id));

@@ -23,6 +23,7 @@ struct PointProvenance {
   double time_scale = 1;          ///< Modelled hardware ran this many times faster (1: real time).
   std::string created_at;         ///< When the point was stored (ISO 8601 UTC).
   std::string source;             ///< How its run entered the store (`ingest`, `sweep`, `predict`…).
+  std::string receipt_id;         ///< The measurement receipt it was ingested with (empty: none).
 };
 
 /// One point with every figure the API serves. Optional figures are empty where unknown.

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <optional>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
 #include "results/multinode_fields.hpp"
+#include "store/store_schema.hpp"
 
 // GCC 12 warns that a NULL (std::monostate) StoreValue moved inside the column vector "may be used
 // uninitialized": a known false positive on std::variant.
@@ -208,6 +210,7 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
   }
   if (schema_version >= 6) AddMultiNodeColumns(point.agg, columns);
   if (schema_version >= 7) columns.emplace_back("power_invalid_reasons", JoinReasons(v.power_invalid_reasons));
+  if (schema_version >= kReceiptsSchemaVersion) columns.emplace_back("receipt_id", point.receipt_id);
   row.columns = std::move(columns);
   return row;
 }
@@ -217,7 +220,27 @@ std::string PointSelectList(int schema_version, bool raw) {
   if (!raw) columns.replace(columns.find("p.raw_json"), std::string("p.raw_json").size(), "''");
   return columns + (schema_version >= 3 ? ", p.git_commit" : ", ''") +
          (schema_version >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : ", '', '', ''") +
-         (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id";
+         (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id" +
+         (schema_version >= kReceiptsSchemaVersion ? ", p.receipt_id" : ", ''");
+}
+
+std::string PointColumnsQuery(const PointRow& expected, const std::string& id_param) {
+  std::string names;
+  for (const auto& [name, value] : expected.columns) names += (names.empty() ? "" : ", ") + std::string(name);
+  return "SELECT " + names + " FROM points WHERE id = " + id_param;
+}
+
+std::string ShowStoreValue(const StoreValue& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&value)) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, *d).ptr;
+    return std::string(text, end);
+  }
+  if (const auto* t = std::get_if<std::string>(&value)) {
+    return "'" + (t->size() > 60 ? t->substr(0, 57) + "..." : *t) + "'";
+  }
+  return "NULL";
 }
 
 std::string JoinReasons(const std::vector<std::string>& reasons) {

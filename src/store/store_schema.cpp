@@ -295,6 +295,12 @@ CREATE TABLE evaluations (
 );
 CREATE INDEX evaluations_configuration ON evaluations (model, hw, framework, precision, conc);
 )sql",
+      // 9 (measurement receipts): the receipt id of the bundle a point was ingested from ('' for a
+      // point stored without one), so that `results verify` finds its bundle and the API shows it.
+      R"sql(
+ALTER TABLE points ADD COLUMN receipt_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX points_receipt ON points (receipt_id);
+)sql",
   };
   return kMigrations;
 }
@@ -570,6 +576,12 @@ CREATE TABLE evaluations (
   UNIQUE (run_id, eval_key)
 );
 CREATE INDEX evaluations_configuration ON evaluations (model, hw, framework, precision, conc);
+)sql",
+      // 9 (measurement receipts): the receipt id of the bundle a point was ingested from ('' for a
+      // point stored without one), so that `results verify` finds its bundle and the API shows it.
+      R"sql(
+ALTER TABLE points ADD COLUMN receipt_id TEXT COLLATE "C" NOT NULL DEFAULT '';
+CREATE INDEX points_receipt ON points (receipt_id);
 )sql",
   };
   return kMigrations;

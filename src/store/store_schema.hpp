@@ -9,6 +9,10 @@
 
 namespace infermark::results {
 
+/// The schema version whose migration adds points' receipt ids (measurement receipts). Migrations
+/// are appended by several features at once, so this names the version rather than tests.
+inline constexpr int kReceiptsSchemaVersion = 9;
+
 class SqliteDb;
 class PgConnection;
 
