@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "core/clock.hpp"
@@ -279,22 +278,6 @@ void CheckAgainstRow(const Json& agg, const Json& row, const std::string& where,
   }
 }
 
-// The sweep's row record of result file `file`: `<stem>.row.json` beside it, or for a multi-node
-// point file (`<RESULT_FILENAME>_conc<N>_gpus_…`) its row's `<RESULT_FILENAME>.row.json`.
-fs::path RowRecordOf(const fs::path& file) {
-  std::error_code ec;
-  const fs::path beside = file.parent_path() / (file.stem().string() + ".row.json");
-  if (fs::is_regular_file(beside, ec)) return beside;
-  static const std::regex kMultiNodePoint(R"((.+)_conc[0-9]+_gpus_[0-9]+(_ctx_[0-9]+_gen_[0-9]+)?)");
-  std::smatch m;
-  const std::string stem = file.stem().string();
-  if (std::regex_match(stem, m, kMultiNodePoint)) {
-    const fs::path row = file.parent_path() / (m[1].str() + ".row.json");
-    if (fs::is_regular_file(row, ec)) return row;
-  }
-  return {};
-}
-
 Json ReadJsonObject(const fs::path& file, std::vector<Diagnostic>& problems) {
   try {
     Json doc = Json::parse(ReadFile(file.string()), nullptr, false);
@@ -405,7 +388,7 @@ Artifacts DescribeArtifacts(const fs::path& root, const EvalThresholds* threshol
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
       continue;
     }
-    const fs::path row_file = RowRecordOf(file);
+    const fs::path row_file = RowRecordPath(file);
     Json row_state = row_file.empty() ? Json() : ReadJsonObject(row_file, problems);
     for (Point& p : points) {
       CheckFinite(p.agg, file, "", problems);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <regex>
 
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
@@ -186,15 +187,29 @@ Provenance ReadProvenance(const Json& result) {
   return p;
 }
 
-// The sweep's record of a row, `<stem>.row.json` beside `<stem>.json`: the matrix row it ran, the
-// engine's time scale and the server command line. Null when there is none.
-Json RowSidecar(const std::string& path) {
+std::string RowRecordPath(const std::string& path) {
   const fs::path p(path);
-  if (p.extension() != ".json") return Json();
-  const fs::path sidecar = p.parent_path() / (p.stem().string() + ".row.json");
+  if (p.extension() != ".json") return {};
   std::error_code ec;
-  if (!fs::is_regular_file(sidecar, ec)) return Json();
-  Json state = Json::parse(ReadFile(sidecar.string()), nullptr, false);
+  const fs::path beside = p.parent_path() / (p.stem().string() + ".row.json");
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  // A multi-node row writes one file per concurrency under its RESULT_FILENAME and one record.
+  static const std::regex kMultiNodePoint(R"((.+)_conc[0-9]+_gpus_[0-9]+(_ctx_[0-9]+_gen_[0-9]+)?)");
+  std::smatch m;
+  const std::string stem = p.stem().string();
+  if (std::regex_match(stem, m, kMultiNodePoint)) {
+    const fs::path row = p.parent_path() / (m[1].str() + ".row.json");
+    if (fs::is_regular_file(row, ec)) return row.string();
+  }
+  return {};
+}
+
+// The sweep's record of a row (RowRecordPath): the matrix row it ran, the engine's time scale and
+// the server command line. Null when there is none.
+Json RowSidecar(const std::string& path) {
+  const std::string record = RowRecordPath(path);
+  if (record.empty()) return Json();
+  Json state = Json::parse(ReadFile(record), nullptr, false);
   return state.is_object() ? state : Json();
 }
 
