@@ -55,6 +55,9 @@ npm_install "tokenizer fixtures" tools/tokenizers
 # The dashboard page's chart library (embedded into the binary at build time) and the browser
 # tests' driver for Debian's Chromium.
 npm_install "dashboard packages" tools/dashboard
+# GitHub's workflow parser and expression engine: CI checks the shipped workflows with them and
+# runs them locally (tools/workflows).
+npm_install "workflow parser" tools/workflows
 
 # A one-node Slurm cluster for the Slurm executor's tests (munge key, slurm.conf, daemons), as root.
 # The multi-node tests' two-node cluster (scripts/slurm-test-cluster.sh) is started and stopped by
