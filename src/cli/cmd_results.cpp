@@ -68,11 +68,7 @@ struct SettingFlags {
 
 // Read-only commands never create a store by accident.
 std::unique_ptr<results::ResultStore> OpenExisting(const std::string& url) {
-  if (!results::StoreUrlExists(url)) {
-    throw InputError(Diagnostic{
-        {url, 0, 0}, "", "", "no results store here (store results with `infermark results ingest`, or pass --db)"});
-  }
-  return results::OpenStoreUrl(url);
+  return results::OpenExistingStoreUrl(url);
 }
 
 std::string Fixed(double v, int digits) {
@@ -387,6 +383,23 @@ std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
   return results::LoadEvalThresholds(file);
 }
 
+// Stores one batch's points (or its run alone, when it has neither points nor evaluations) and
+// evaluations, saying what each write did.
+void StoreBatch(results::ResultStore& store, const results::IngestBatch& batch, const std::string& db) {
+  if (!batch.points.empty() || batch.evaluations.empty()) {
+    const results::IngestOutcome outcome = store.Ingest(batch.run, batch.points);
+    std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+              << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
+              << " point(s)) into " << results::DisplayStoreUrl(db) << '\n';
+  }
+  if (!batch.evaluations.empty()) {
+    const results::IngestOutcome outcome = store.IngestEvaluations(batch.run, batch.evaluations);
+    std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+              << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
+              << " evaluation(s)) into " << results::DisplayStoreUrl(db) << '\n';
+  }
+}
+
 // Every file and eval folder of `paths` that no bundle holds (bundles and loose files are
 // ingested apart: a loose file has no receipt to check).
 std::vector<std::string> OutsideBundles(const std::vector<std::string>& paths,
@@ -471,20 +484,7 @@ int IngestBundles(IngestCommand& cmd, const std::vector<std::string>& bundle_dir
               << kept << '\n';
   }
   auto store = results::OpenStoreUrl(cmd.db);
-  for (const results::IngestBatch& batch : read.batches) {
-    if (!batch.points.empty()) {
-      const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
-      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
-                << " point(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
-    }
-    if (!batch.evaluations.empty()) {
-      const results::IngestOutcome outcome = store->IngestEvaluations(batch.run, batch.evaluations);
-      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
-                << " evaluation(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
-    }
-  }
+  for (const results::IngestBatch& batch : read.batches) StoreBatch(*store, batch, cmd.db);
   return kExitOk;
 }
 
@@ -517,18 +517,7 @@ int RunIngest(IngestCommand& cmd) {
   auto store = results::OpenStoreUrl(cmd.db);
   for (results::IngestBatch& batch : batches) {
     if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points, batch.evaluations);
-    if (!batch.points.empty() || batch.evaluations.empty()) {
-      const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
-      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
-                << " point(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
-    }
-    if (!batch.evaluations.empty()) {
-      const results::IngestOutcome outcome = store->IngestEvaluations(batch.run, batch.evaluations);
-      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
-                << " evaluation(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
-    }
+    StoreBatch(*store, batch, cmd.db);
   }
   return kExitOk;
 }

@@ -68,10 +68,7 @@ results::EvalThresholds GateThresholds(const std::string& path) {
 int RunGate(const GateCommand& cmd) {
   const results::EvalThresholds thresholds = GateThresholds(cmd.thresholds);
   const std::vector<results::ExpectedEval> expected = ExpectedEvals(cmd.matrices);
-  if (!results::StoreUrlExists(cmd.db)) {
-    throw InputError(Diagnostic{{results::DisplayStoreUrl(cmd.db), 0, 0}, "", "", "no results store here (pass --db)"});
-  }
-  auto store = results::OpenStoreUrl(cmd.db);
+  auto store = results::OpenExistingStoreUrl(cmd.db);
   results::EvaluationQuery query;
   query.run_id = store->FindRun(cmd.run).id;
   const results::GateResult gate = results::JudgeEvalGate(store->Evaluations(query), thresholds, expected);

@@ -71,10 +71,7 @@ int RunVerify(VerifyCommand& cmd) {
   }
   options.runs = cmd.runs;
   options.check.allowed_issuers = results::ParseIssuerRules(cmd.allow_issuers);
-  if (!results::StoreUrlExists(cmd.db)) {
-    throw InputError(Diagnostic{{results::DisplayStoreUrl(cmd.db), 0, 0}, "", "", "no results store here (pass --db)"});
-  }
-  auto store = results::OpenStoreUrl(cmd.db);
+  auto store = results::OpenExistingStoreUrl(cmd.db);
   const results::VerifyReport report = results::VerifyStore(*store, options);
   for (const auto& m : report.mismatches) {
     std::cout << "MISMATCH point " << m.point_id << " (run " << m.run_key << ") " << m.key << "\n";

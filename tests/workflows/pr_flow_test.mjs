@@ -53,6 +53,36 @@ const freePort = () => new Promise((resolve) => {
   });
 });
 
+// A git repository at `dir` whose main branch holds `files` ({repository path: source path} and
+// .github/); returns its git command.
+function makeRepo(dir, files) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.cpSync(path.join(source, ".github"), path.join(dir, ".github"), { recursive: true });
+  for (const [to, from] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, to)), { recursive: true });
+    fs.cpSync(path.join(source, from), path.join(dir, to), { recursive: true });
+  }
+  const run = (...a) => mustRun("git", ["-C", dir, "-c", "user.name=infermark-ci", "-c", "user.email=ci@infermark.invalid", ...a]);
+  run("init", "-q", "-b", "main");
+  run("add", "-A");
+  run("commit", "-q", "-m", "catalog");
+  return run;
+}
+
+// Appends changelog entries to `file` in the repository `git` runs in and commits them; returns
+// the new commit.
+function appendEntries(git, file, entries) {
+  fs.appendFileSync(file, entries.map(([key, description]) => `
+- config-keys:
+    - ${key}
+  description:
+    - "${description}"
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX
+`).join(""));
+  git("commit", "-q", "-am", `perf-changelog: ${entries.map(([key]) => key).join(", ")}`);
+  return git("rev-parse", "HEAD").trim();
+}
+
 // --- prerequisites ----------------------------------------------------------------------------
 
 if (!binary || !fs.existsSync(binary)) skip(`no infermark binary at '${binary}'`);
@@ -73,14 +103,7 @@ const state = path.join(work, "state");
 // --- the repository: the project's catalog and workflows on main ---------------------------------
 
 const repo = path.join(work, "repo");
-fs.mkdirSync(path.join(repo, "recipes"), { recursive: true });
-fs.cpSync(path.join(source, ".github"), path.join(repo, ".github"), { recursive: true });
-fs.cpSync(path.join(source, "recipes/configs"), path.join(repo, "recipes/configs"), { recursive: true });
-fs.copyFileSync(path.join(source, "recipes/perf-changelog.yaml"), path.join(repo, "recipes/perf-changelog.yaml"));
-const git = (...a) => mustRun("git", ["-C", repo, "-c", "user.name=infermark-ci", "-c", "user.email=ci@infermark.invalid", ...a]);
-git("init", "-q", "-b", "main");
-git("add", "-A");
-git("commit", "-q", "-m", "catalog");
+const git = makeRepo(repo, { "recipes/configs": "recipes/configs", "recipes/perf-changelog.yaml": "recipes/perf-changelog.yaml" });
 const baseSha = git("rev-parse", "HEAD").trim();
 
 // The runners' site: every single-node label on the built-in engine with the demo's settings,
@@ -135,21 +158,10 @@ check(base.conclusion === "success" || !compareReady, "the baseline run succeeds
 // --- run 2: the pull request ------------------------------------------------------------------
 
 git("checkout", "-q", "-b", "pr/rerun-minimax-m3");
-fs.appendFileSync(path.join(repo, "recipes/perf-changelog.yaml"), `
-- config-keys:
-    - minimaxm3-fp4-mi355x-vllm
-  description:
-    - "Re-run the founding recipe (CI check of the shipped workflows)"
-  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX
-
-- config-keys:
-    - minimaxm3-fp4-mi355x-vllm-disagg
-  description:
-    - "Re-run the disaggregated founding recipe (CI check of the shipped workflows)"
-  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX
-`);
-git("commit", "-q", "-am", "perf-changelog: re-run MiniMax-M3");
-const headSha = git("rev-parse", "HEAD").trim();
+const headSha = appendEntries(git, path.join(repo, "recipes/perf-changelog.yaml"), [
+  ["minimaxm3-fp4-mi355x-vllm", "Re-run the founding recipe (CI check of the shipped workflows)"],
+  ["minimaxm3-fp4-mi355x-vllm-disagg", "Re-run the disaggregated founding recipe (CI check of the shipped workflows)"],
+]);
 const payload = path.join(work, "pull_request.json");
 fs.writeFileSync(payload, JSON.stringify({
   action: "opened", number: 7,
@@ -311,25 +323,10 @@ check(collect.summary.trim() === comment.trim(), "the job summary is the comment
 // --- an InferenceX-layout repository: the catalog is found where InferenceX keeps it ------------
 
 const ix = path.join(work, "ix-repo");
-fs.mkdirSync(path.join(ix, "configs"), { recursive: true });
-fs.cpSync(path.join(source, ".github"), path.join(ix, ".github"), { recursive: true });
-fs.copyFileSync(path.join(source, "recipes/configs/infermark-master.yaml"), path.join(ix, "configs/amd-master.yaml"));
-fs.copyFileSync(path.join(source, "recipes/configs/runners.yaml"), path.join(ix, "configs/runners.yaml"));
-fs.copyFileSync(path.join(source, "recipes/perf-changelog.yaml"), path.join(ix, "perf-changelog.yaml"));
-const gitIx = (...a) => mustRun("git", ["-C", ix, "-c", "user.name=infermark-ci", "-c", "user.email=ci@infermark.invalid", ...a]);
-gitIx("init", "-q", "-b", "main");
-gitIx("add", "-A");
-gitIx("commit", "-q", "-m", "catalog");
+const gitIx = makeRepo(ix, { "configs/amd-master.yaml": "recipes/configs/infermark-master.yaml",
+  "configs/runners.yaml": "recipes/configs/runners.yaml", "perf-changelog.yaml": "recipes/perf-changelog.yaml" });
 const ixBase = gitIx("rev-parse", "HEAD").trim();
-fs.appendFileSync(path.join(ix, "perf-changelog.yaml"), `
-- config-keys:
-    - minimaxm3-fp4-mi355x-vllm
-  description:
-    - "Full sweep of the founding recipe"
-  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX
-`);
-gitIx("commit", "-q", "-am", "perf-changelog: full sweep");
-const ixHead = gitIx("rev-parse", "HEAD").trim();
+const ixHead = appendEntries(gitIx, path.join(ix, "perf-changelog.yaml"), [["minimaxm3-fp4-mi355x-vllm", "Full sweep of the founding recipe"]]);
 const ixPayload = path.join(work, "ix_pull_request.json");
 fs.writeFileSync(ixPayload, JSON.stringify({ number: 8, pull_request: { number: 8, title: "Full sweep",
   labels: [{ name: "full-sweep" }], base: { ref: "main", sha: ixBase }, head: { ref: "full", sha: ixHead } } }));
