@@ -271,7 +271,7 @@ class PostgresStore final : public ResultStore {
             sets +
             " WHERE NOT (points.raw_sha256 = EXCLUDED.raw_sha256 AND points.agg_json = EXCLUDED.agg_json AND "
             "points.kind = EXCLUDED.kind AND points.time_scale = EXCLUDED.time_scale" +
-            (schema_version_ >= kReceiptsSchemaVersion ? " AND points.receipt_id = EXCLUDED.receipt_id" : "") +
+            (schema_version_ >= ReceiptsSchemaVersion() ? " AND points.receipt_id = EXCLUDED.receipt_id" : "") +
             ") RETURNING (xmax = 0)",
         params);
     int added = 0;

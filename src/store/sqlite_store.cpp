@@ -177,7 +177,7 @@ class SqliteStore final : public ResultStore {
   void StorePoint(IngestOutcome& outcome, const Point& point) {
     PointRow row = MakePointRow(point, outcome.run_id, schema_version_);
     // A point stored again from a bundle (or no longer from one) records its receipt.
-    const bool receipts = schema_version_ >= kReceiptsSchemaVersion;
+    const bool receipts = schema_version_ >= ReceiptsSchemaVersion();
     SqliteStatement& existing =
         Cached(std::string("SELECT id, raw_sha256, agg_json, kind, time_scale, ") + (receipts ? "receipt_id" : "''") +
                " FROM points WHERE run_id = ?1 AND point_key = ?2");

@@ -210,7 +210,7 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
   }
   if (schema_version >= 6) AddMultiNodeColumns(point.agg, columns);
   if (schema_version >= 7) columns.emplace_back("power_invalid_reasons", JoinReasons(v.power_invalid_reasons));
-  if (schema_version >= kReceiptsSchemaVersion) columns.emplace_back("receipt_id", point.receipt_id);
+  if (schema_version >= ReceiptsSchemaVersion()) columns.emplace_back("receipt_id", point.receipt_id);
   row.columns = std::move(columns);
   return row;
 }
@@ -221,7 +221,7 @@ std::string PointSelectList(int schema_version, bool raw) {
   return columns + (schema_version >= 3 ? ", p.git_commit" : ", ''") +
          (schema_version >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : ", '', '', ''") +
          (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id" +
-         (schema_version >= kReceiptsSchemaVersion ? ", p.receipt_id" : ", ''");
+         (schema_version >= ReceiptsSchemaVersion() ? ", p.receipt_id" : ", ''");
 }
 
 std::string PointColumnsQuery(const PointRow& expected, const std::string& id_param) {

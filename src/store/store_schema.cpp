@@ -295,8 +295,9 @@ CREATE TABLE evaluations (
 );
 CREATE INDEX evaluations_configuration ON evaluations (model, hw, framework, precision, conc);
 )sql",
-      // 9 (measurement receipts): the receipt id of the bundle a point was ingested from ('' for a
-      // point stored without one), so that `results verify` finds its bundle and the API shows it.
+      // Measurement receipts (ReceiptsSchemaVersion): the receipt id of the bundle a point was
+      // ingested from ('' for a point stored without one), so that `results verify` finds its
+      // bundle and the API shows it.
       R"sql(
 ALTER TABLE points ADD COLUMN receipt_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX points_receipt ON points (receipt_id);
@@ -577,14 +578,26 @@ CREATE TABLE evaluations (
 );
 CREATE INDEX evaluations_configuration ON evaluations (model, hw, framework, precision, conc);
 )sql",
-      // 9 (measurement receipts): the receipt id of the bundle a point was ingested from ('' for a
-      // point stored without one), so that `results verify` finds its bundle and the API shows it.
+      // Measurement receipts (ReceiptsSchemaVersion): the receipt id of the bundle a point was
+      // ingested from ('' for a point stored without one), so that `results verify` finds its
+      // bundle and the API shows it.
       R"sql(
 ALTER TABLE points ADD COLUMN receipt_id TEXT COLLATE "C" NOT NULL DEFAULT '';
 CREATE INDEX points_receipt ON points (receipt_id);
 )sql",
   };
   return kMigrations;
+}
+
+int ReceiptsSchemaVersion() {
+  static const int version = [] {
+    const auto& migrations = StoreMigrations();
+    for (std::size_t i = 0; i < migrations.size(); ++i) {
+      if (migrations[i].find("ADD COLUMN receipt_id") != std::string_view::npos) return static_cast<int>(i + 1);
+    }
+    return static_cast<int>(migrations.size() + 1);
+  }();
+  return version;
 }
 
 namespace {

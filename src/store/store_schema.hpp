@@ -9,15 +9,15 @@
 
 namespace infermark::results {
 
-/// The schema version whose migration adds points' receipt ids (measurement receipts). Migrations
-/// are appended by several features at once, so this names the version rather than tests.
-inline constexpr int kReceiptsSchemaVersion = 9;
-
 class SqliteDb;
 class PgConnection;
 
 /// The migrations in order; element i brings a store to version i + 1.
 const std::vector<std::string_view>& StoreMigrations();
+
+/// The first schema version with points' receipt ids (measurement receipts): the position of the
+/// migration that adds `receipt_id`, wherever the list puts it (features append migrations apart).
+int ReceiptsSchemaVersion();
 
 /// Migrates the store open on `db` to `target` (0: the newest), each step in its own transaction.
 /// Throws InputError when the store is newer than this build or is some other database.

@@ -20,9 +20,12 @@
 #include "postgres_test_server.hpp"
 #include "results/bundle.hpp"
 #include "results/bundle_manifest.hpp"
+#include "results/sample_points.hpp"
 #include "run_binary.hpp"
 #include "store/postgres_db.hpp"
+#include "store/result_store.hpp"
 #include "store/sqlite_db.hpp"
+#include "store/store_schema.hpp"
 #include "store_inspection.hpp"
 
 namespace infermark {
@@ -515,6 +518,31 @@ TEST_F(Receipts, PostgresStoresKeepBundlesWhereTheyAreToldAndVerify) {
 }
 
 // --- the library's rules ---------------------------------------------------------------------
+
+TEST(ReceiptMigration, PointsStoredBeforeReceiptsReadAsHavingNone) {
+  const fs::path dir = fs::temp_directory_path() / ("infermark-receipt-migration-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string db = (dir / "store.db").string();
+  {
+    results::StoreOptions older;
+    older.target_schema_version = results::ReceiptsSchemaVersion() - 1;
+    auto store = results::OpenStore(db, older);
+    ASSERT_EQ(store->SchemaVersion(), results::ReceiptsSchemaVersion() - 1);
+    store->Ingest({"before", "", "", "", "", "ingest"}, results::sample::SampleCurve({}, {4}));
+  }
+  auto store = results::OpenStore(db);  // migrated forward on open
+  EXPECT_GE(store->SchemaVersion(), results::ReceiptsSchemaVersion());
+  const auto points = store->Points(store->FindRun("before").id);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].receipt_id, "");
+  // A receipt recorded later is a change of the point, not a no-op.
+  results::Point again = results::sample::SampleCurve({}, {4})[0];
+  again.receipt_id = std::string(64, 'a');
+  const results::IngestOutcome outcome = store->Ingest({"before", "", "", "", "", "ingest"}, {again});
+  EXPECT_EQ(outcome.updated, 1);
+  EXPECT_EQ(store->Points(outcome.run_id)[0].receipt_id, again.receipt_id);
+  fs::remove_all(dir);
+}
 
 TEST(BundleManifest, MemberPathsStayInsideTheBundle) {
   for (const char* ok : {"a.json", "logs/x/server.log", "evals/r/samples_gsm8k_1.jsonl"}) {
