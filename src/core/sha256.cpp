@@ -15,12 +15,12 @@ namespace infermark {
 namespace {
 
 std::string DigestHex(const unsigned char* digest, unsigned int length) {
-  static constexpr char kHex[] = "0123456789abcdef";
+  static constexpr char kDigits[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(length * 2);
   for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 0xF];
+    hex += kDigits[digest[i] >> 4];
+    hex += kDigits[digest[i] & 0xF];
   }
   return hex;
 }
