@@ -35,6 +35,8 @@ struct FakeServerOptions {
   /// passes on schedule and `late_passes` passes 3–5 ms late at every scrape.
   double engine_time_scale = 0;
   int late_passes = 0;
+  /// Passes later than the histogram's largest bucket (counted in `+Inf` alone) at every scrape.
+  int stalled_passes = 0;
 };
 
 /// Serves POST /v1/completions and /v1/chat/completions and GET /v1/models on 127.0.0.1.
@@ -59,16 +61,18 @@ class FakeOpenAiServer {
       const int scrape = ++scrapes_;
       const int on_time = 100 * scrape;
       const int late = options_.late_passes * scrape;
+      const int stalled = options_.stalled_passes * scrape;
       std::string text = "# TYPE infermark:step_lateness_seconds histogram\n";
       for (const auto& [le, n] : std::vector<std::pair<std::string, int>>{{"0.0001", on_time},
                                                                           {"0.001", on_time},
                                                                           {"0.002", on_time},
                                                                           {"0.005", on_time + late},
-                                                                          {"+Inf", on_time + late}}) {
+                                                                          {"+Inf", on_time + late + stalled}}) {
         text +=
             "infermark:step_lateness_seconds_bucket{model_name=\"fake\",le=\"" + le + "\"} " + std::to_string(n) + "\n";
       }
-      text += "infermark:step_lateness_seconds_count{model_name=\"fake\"} " + std::to_string(on_time + late) + "\n";
+      text += "infermark:step_lateness_seconds_count{model_name=\"fake\"} " + std::to_string(on_time + late + stalled) +
+              "\n";
       text += "infermark:clock_slips_total{model_name=\"fake\"} " + std::to_string(scrape) + "\n";
       r.Respond(200, "text/plain", text);
     });
