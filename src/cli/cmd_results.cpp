@@ -29,11 +29,14 @@
 #include "report/eval_compare.hpp"
 #include "report/eval_json.hpp"
 #include "results/agentic_record.hpp"
+#include "results/bundle.hpp"
+#include "results/eval_folder.hpp"
 #include "results/eval_thresholds.hpp"
 #include "results/host_error_summary.hpp"
 #include "results/process_result.hpp"
 #include "results/repeat_record.hpp"
 #include "results/result_files.hpp"
+#include "store/bundle_ingest.hpp"
 #include "store/ingest.hpp"
 #include "store/ingest_inferencex_app.hpp"
 #include "store/result_store.hpp"
@@ -69,11 +72,7 @@ struct SettingFlags {
 
 // Read-only commands never create a store by accident.
 std::unique_ptr<results::ResultStore> OpenExisting(const std::string& url) {
-  if (!results::StoreUrlExists(url)) {
-    throw InputError(Diagnostic{
-        {url, 0, 0}, "", "", "no results store here (store results with `infermark results ingest`, or pass --db)"});
-  }
-  return results::OpenStoreUrl(url);
+  return results::OpenExistingStoreUrl(url);
 }
 
 std::string Fixed(double v, int digits) {
@@ -365,7 +364,11 @@ struct IngestCommand {
   double time_scale = 0;
   std::string format = "auto";
   std::string thresholds;
+  bool require_receipt = false;
+  std::vector<std::string> allow_issuers;
+  std::string bundles;
   SettingFlags flags;
+  std::vector<CLI::Option*> not_for_bundles;  // flags a bundle's own facts replace
 };
 
 // The thresholds evaluations without their own are gated by: `path`, else the project's
@@ -384,7 +387,116 @@ std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
   return results::LoadEvalThresholds(file);
 }
 
+// Stores one batch's points (or its run alone, when it has neither points nor evaluations) and
+// evaluations, saying what each write did.
+void StoreBatch(results::ResultStore& store, const results::IngestBatch& batch, const std::string& db) {
+  if (!batch.points.empty() || batch.evaluations.empty()) {
+    const results::IngestOutcome outcome = store.Ingest(batch.run, batch.points);
+    std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+              << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
+              << " point(s)) into " << results::DisplayStoreUrl(db) << '\n';
+  }
+  if (!batch.evaluations.empty()) {
+    const results::IngestOutcome outcome = store.IngestEvaluations(batch.run, batch.evaluations);
+    std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+              << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
+              << " evaluation(s)) into " << results::DisplayStoreUrl(db) << '\n';
+  }
+}
+
+// Every file and eval folder of `paths` that no bundle holds (bundles and loose files are
+// ingested apart: a loose file has no receipt to check).
+std::vector<std::string> OutsideBundles(const std::vector<std::string>& paths,
+                                        const std::vector<std::string>& bundles) {
+  const auto inside = [&](const std::string& path) {
+    const std::string absolute = fs::absolute(path).lexically_normal().string();
+    for (const std::string& b : bundles) {
+      const std::string root = fs::absolute(b).lexically_normal().string();
+      if (absolute.size() > root.size() && absolute.compare(0, root.size(), root) == 0 && absolute[root.size()] == '/')
+        return true;
+    }
+    return false;
+  };
+  std::vector<std::string> outside;
+  for (const std::string& file : results::ExpandResultPaths(paths)) {
+    if (!inside(file)) outside.push_back(file);
+  }
+  for (const std::string& folder : results::FindEvalFolders(paths)) {
+    if (!inside(folder)) outside.push_back(folder);
+  }
+  return outside;
+}
+
+// `results ingest` of measurement bundles: every bundle verified before the store is opened, each
+// kept in the bundle archive, then its points stored with their receipt ids.
+int IngestBundles(IngestCommand& cmd, const std::vector<std::string>& bundle_dirs) {
+  for (CLI::Option* option : cmd.not_for_bundles) {
+    if (option->count() > 0) {
+      throw InputError(Diagnostic{
+          {}, "", option->get_name(), "does not apply to a bundle: its receipt and row records state its facts"});
+    }
+  }
+  for (const auto& [name, option] : cmd.flags.options) {
+    if (option->count() > 0) {
+      throw InputError(Diagnostic{
+          {}, "", option->get_name(), "does not apply to a bundle: its receipt and row records state its facts"});
+    }
+  }
+  if (cmd.format != "auto") {
+    throw InputError(Diagnostic{{}, "", "--format", "does not apply to a bundle: its receipt lists what it holds"});
+  }
+  if (bundle_dirs.empty()) {
+    throw InputError(Diagnostic{{},
+                                "",
+                                "",
+                                "no bundle (a folder with receipt.json) under the given paths, and "
+                                "--require-receipt or --allow-issuer asks for one"});
+  }
+  const std::vector<std::string> outside = OutsideBundles(cmd.paths, bundle_dirs);
+  if (!outside.empty()) {
+    std::vector<Diagnostic> problems;
+    for (const std::string& path : outside) {
+      problems.push_back(Diagnostic{{path, 0, 0},
+                                    "",
+                                    "",
+                                    "not in a bundle: ingest bundles and loose result files in "
+                                    "separate calls"});
+    }
+    throw InputError(std::move(problems));
+  }
+  const std::string archive = cmd.bundles.empty() ? results::DefaultBundleArchive(cmd.db) : cmd.bundles;
+  if (archive.empty()) {
+    throw InputError(Diagnostic{{results::DisplayStoreUrl(cmd.db), 0, 0},
+                                "",
+                                "--bundles",
+                                "a PostgreSQL store keeps no files: name a folder to keep the bundles in, where "
+                                "`results verify --bundles` will find them"});
+  }
+  results::BundleCheck check;
+  check.allowed_issuers = results::ParseIssuerRules(cmd.allow_issuers);
+  const std::optional<results::EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
+  if (thresholds) check.thresholds = &*thresholds;
+  results::RunInfo base;
+  base.run_key = cmd.run_key;
+  base.label = cmd.label;
+  // Every bundle is read and verified before the store is opened: a bad one leaves no trace.
+  const results::BundleBatches read = results::ReadBundleBatches(bundle_dirs, check, base);
+  for (const results::VerifiedBundle& bundle : read.bundles) {
+    const std::string kept = results::ArchiveBundle(bundle, archive);
+    std::cout << "receipt " << bundle.receipt_id << " verified (" << bundle.points.size() << " point(s), "
+              << bundle.evaluations.size() << " evaluation(s), issuer " << bundle.issuer.Describe() << "), kept in "
+              << kept << '\n';
+  }
+  auto store = results::OpenStoreUrl(cmd.db);
+  for (const results::IngestBatch& batch : read.batches) StoreBatch(*store, batch, cmd.db);
+  return kExitOk;
+}
+
 int RunIngest(IngestCommand& cmd) {
+  const std::vector<std::string> bundle_dirs = results::FindBundles(cmd.paths);
+  if (!bundle_dirs.empty() || cmd.require_receipt || !cmd.allow_issuers.empty()) {
+    return IngestBundles(cmd, bundle_dirs);
+  }
   results::ReadOptions options;
   options.flags = cmd.flags.Given();
   options.environment = results::SettingsFromEnvironment();
@@ -409,18 +521,7 @@ int RunIngest(IngestCommand& cmd) {
   auto store = results::OpenStoreUrl(cmd.db);
   for (results::IngestBatch& batch : batches) {
     if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points, batch.evaluations);
-    if (!batch.points.empty() || batch.evaluations.empty()) {
-      const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
-      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
-                << " point(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
-    }
-    if (!batch.evaluations.empty()) {
-      const results::IngestOutcome outcome = store->IngestEvaluations(batch.run, batch.evaluations);
-      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
-                << " evaluation(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
-    }
+    StoreBatch(*store, batch, cmd.db);
   }
   return kExitOk;
 }
@@ -472,6 +573,7 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
       point["started_at"] = p.provenance.started_at;
       point["source_path"] = p.provenance.source_path;
       point["matrix_row"] = p.provenance.matrix_row;
+      point["receipt_id"] = p.receipt_id.empty() ? Json(nullptr) : Json(p.receipt_id);
       point["agg"] = p.agg;
       point["repeats"] = Json::array();
       for (const auto& r : p.repeats) {
@@ -660,8 +762,8 @@ int RunCompare(const CompareCommand& cmd) {
 // --- command table ---------------------------------------------------------------------------
 
 void AddResultsCommand(CLI::App& app, CommandResult& result) {
-  auto* results_cmd = app.add_subcommand("results", "Process, store, list, export and compare benchmark results");
-  results_cmd->require_subcommand(1);
+  // cmd_results_receipts.cpp adds `bundle` and `verify` to the same group.
+  auto* results_cmd = CommandGroup(app, "results", "Process, store, list, export and compare benchmark results");
 
   auto process = std::make_shared<ProcessCommand>();
   auto* p = results_cmd->add_subcommand(
@@ -755,10 +857,20 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
                 "Accuracy thresholds (InferenceX's thresholds.yaml) for evaluations that name none (default: "
                 "data/evals/thresholds.yaml)");
   auto* pred = i->add_flag("--predicted", ingest->predicted, "Mark the points predicted");
-  i->add_flag("--measured", ingest->measured, "Mark the points measured")->excludes(pred);
-  i->add_option("--time-scale", ingest->time_scale, "The engine ran this many times faster than the modelled hardware")
-      ->check(CLI::PositiveNumber);
+  auto* meas = i->add_flag("--measured", ingest->measured, "Mark the points measured")->excludes(pred);
+  auto* scale = i->add_option("--time-scale", ingest->time_scale,
+                              "The engine ran this many times faster than the modelled hardware")
+                    ->check(CLI::PositiveNumber);
+  i->add_flag("--require-receipt", ingest->require_receipt,
+              "Store measurement bundles only (folders with receipt.json, `results bundle`); each is verified first");
+  i->add_option("--allow-issuer", ingest->allow_issuers,
+                "Bundles must come from these issuers: OWNER/NAME or OWNER/NAME@WORKFLOW_SHA (implies "
+                "--require-receipt)");
+  i->add_option("--bundles", ingest->bundles,
+                "Where verified bundles are kept for `results verify` (default: bundles/ beside a SQLite store; "
+                "required for PostgreSQL)");
   ingest->flags.Add(i);
+  ingest->not_for_bundles = {pred, meas, scale, i->get_option("--config-key")};
   i->callback([ingest, &result] { result.exit_code = RunIngest(*ingest); });
 
   auto db = std::make_shared<std::string>(results::DefaultStorePath());

@@ -104,6 +104,7 @@ Json PointJson(const DashboardPoint& p) {
   }
   j["host_error_marks"] = std::move(marks);
   j["prediction_band"] = BandsJson(p.band);
+  j["receipt_id"] = p.provenance.receipt_id.empty() ? Json(nullptr) : Json(p.provenance.receipt_id);
   j["evaluations"] = p.evaluation_ids;
   j["evaluations_url"] =
       p.evaluation_ids.empty() ? Json(nullptr) : Json("/api/v1/evaluations?point=" + std::to_string(p.id));

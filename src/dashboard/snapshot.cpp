@@ -157,7 +157,8 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
     r.tpot_ms = values("median_tpot", 1000);
   }
   const results::Provenance& v = point.provenance;
-  d.provenance = {v.image, v.engine_flags, v.host, v.infermark_version, v.time_scale, point.ingested_at, run.source};
+  d.provenance = {v.image,      v.engine_flags,    v.host,     v.infermark_version,
+                  v.time_scale, point.ingested_at, run.source, point.receipt_id};
   return d;
 }
 

@@ -25,6 +25,7 @@ struct PointProvenance {
   double time_scale = 1;          ///< Modelled hardware ran this many times faster (1: real time).
   std::string created_at;         ///< When the point was stored (ISO 8601 UTC).
   std::string source;             ///< How its run entered the store (`ingest`, `sweep`, `predict`…).
+  std::string receipt_id;         ///< The measurement receipt it was ingested with (empty: none).
 };
 
 /// A predicted point's model-error bands (p10–p90 of calibration's held-out residuals) in the

@@ -1,6 +1,7 @@
 #include "loadgen/http_target.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -238,9 +239,12 @@ TargetReport HttpTarget::Report() const {
     }
     if (m.engine) {
       const metrics::EngineSelfCheck& e = *m.engine;
+      // A lateness past the histogram's largest bucket (10 s, a host stalled for that long) reads
+      // as its +Inf bucket: JSON has no infinity, so such a figure is null.
+      const auto finite = [](double ms) { return std::isfinite(ms) ? Json(ms) : Json(nullptr); };
       server["step_lateness"] = {{"passes", e.passes},
-                                 {"p99_ms", e.lateness_p99_ms},
-                                 {"max_ms", e.lateness_max_ms},
+                                 {"p99_ms", finite(e.lateness_p99_ms)},
+                                 {"max_ms", finite(e.lateness_max_ms)},
                                  {"clock_slips", e.clock_slips},
                                  {"clock_slipped_ms", e.clock_slipped_ms}};
     }

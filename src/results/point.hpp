@@ -109,6 +109,7 @@ struct Point {
   /// combined result, and back from the store by ResultStore::Points (AllPoints leaves them out:
   /// the record's `repeats` block holds every repeat's figures). Empty for a point measured once.
   std::vector<PointRepeat> repeats;
+  std::string receipt_id;   ///< The measurement receipt of the bundle it was ingested from (empty: none).
 };
 
 /// The natural key read from an agg record, or from an agentic record (`scenario_type` is

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <regex>
 
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
@@ -50,7 +51,21 @@ Json ParseFile(const std::string& path, std::string& text) {
     // The parser reports a byte offset; people read lines.
     const std::size_t offset = std::min(e.byte, text.size());
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+    // Python's json.dump writes NaN and Infinity, which JSON cannot hold: say what they are.
+    const std::size_t from = offset > 9 ? offset - 9 : 0;
+    const std::string near = text.substr(from, 18);
+    if (near.find("NaN") != std::string::npos || near.find("Infinity") != std::string::npos) {
+      throw InputError(Diagnostic{
+          {path, line, 0}, "", "", "a non-finite figure (NaN or Infinity): every metric must be a finite number"});
+    }
     throw InputError(Diagnostic{{path, line, 0}, "", "", "not valid JSON"});
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double's range (1e999) reads as infinite.
+    throw InputError(
+        Diagnostic{{path, 0, 0},
+                   "",
+                   "",
+                   std::string("a non-finite figure: every metric must be a finite number (") + e.what() + ")"});
   }
 }
 
@@ -183,15 +198,29 @@ Provenance ReadProvenance(const Json& result) {
   return p;
 }
 
-// The sweep's record of a row, `<stem>.row.json` beside `<stem>.json`: the matrix row it ran, the
-// engine's time scale and the server command line. Null when there is none.
-Json RowSidecar(const std::string& path) {
+std::string RowRecordPath(const std::string& path) {
   const fs::path p(path);
-  if (p.extension() != ".json") return Json();
-  const fs::path sidecar = p.parent_path() / (p.stem().string() + ".row.json");
+  if (p.extension() != ".json") return {};
   std::error_code ec;
-  if (!fs::is_regular_file(sidecar, ec)) return Json();
-  Json state = Json::parse(ReadFile(sidecar.string()), nullptr, false);
+  const fs::path beside = p.parent_path() / (p.stem().string() + ".row.json");
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  // A multi-node row writes one file per concurrency under its RESULT_FILENAME and one record.
+  static const std::regex kMultiNodePoint(R"((.+)_conc[0-9]+_gpus_[0-9]+(_ctx_[0-9]+_gen_[0-9]+)?)");
+  std::smatch m;
+  const std::string stem = p.stem().string();
+  if (std::regex_match(stem, m, kMultiNodePoint)) {
+    const fs::path row = p.parent_path() / (m[1].str() + ".row.json");
+    if (fs::is_regular_file(row, ec)) return row.string();
+  }
+  return {};
+}
+
+// The sweep's record of a row (RowRecordPath): the matrix row it ran, the engine's time scale and
+// the server command line. Null when there is none.
+Json RowSidecar(const std::string& path) {
+  const std::string record = RowRecordPath(path);
+  if (record.empty()) return Json();
+  Json state = Json::parse(ReadFile(record), nullptr, false);
   return state.is_object() ? state : Json();
 }
 

@@ -34,6 +34,7 @@ Provenance ReadProvenance(const Json& result);
 /// is kept verbatim. Deployment facts come from, weakest first: `options.environment`, the sweep's
 /// row record `<stem>.row.json` beside `path` (if any: its `row`, `time_scale`, `server_argv`), the
 /// result's own `infermark.matrix_row`, `options.flags`. Zero TPOTs leave their interactivity out.
+/// The row record is the one RowRecordPath finds, so a multi-node point file gets its row's.
 Point PointFromClientResult(const std::string& raw_text, const Json& result, const ReadOptions& options,
                             const std::string& path);
 
@@ -66,6 +67,11 @@ std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& op
 /// spoiled attempts `….attempt-<a>.json`) whose combined `<stem>.json` is in the same folder. Throws InputError for a
 /// path that does not exist.
 std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths);
+
+/// The sweep's row record of result file `path`: `<stem>.row.json` beside it, or for a multi-node
+/// point file (`<RESULT_FILENAME>_conc<N>_gpus_…`) its row's `<RESULT_FILENAME>.row.json`; empty
+/// when there is none.
+std::string RowRecordPath(const std::string& path);
 
 /// True when `doc` looks like a processed agg record (has `hw` and `tput_per_gpu`).
 bool IsAggRecord(const Json& doc);

@@ -142,6 +142,15 @@ class PostgresStore final : public ResultStore {
     return Reading([&] { return ReadPostgresSchemaVersion(db_); });
   }
 
+  std::vector<std::string> DiffStoredPoint(std::int64_t point_id, const Point& point) override {
+    return Reading([&]() -> std::vector<std::string> {
+      const PointRow expected = MakePointRow(point, point.run_id, schema_version_);
+      const PgResult q = db_.Query(PointColumnsQuery(expected, "$1"), {std::to_string(point_id)});
+      if (q.Rows() == 0) return {"the point is no longer in the store"};
+      return DiffPointRow(PgResult::Row(q, 0), expected);
+    });
+  }
+
  private:
   // `read()`, once more on a new connection when the connection was lost.
   template <typename F>
@@ -260,15 +269,16 @@ class PostgresStore final : public ResultStore {
       }
       values += ")";
     }
-    // An unchanged point (same raw result, record, kind and time scale) is left alone and returns no
-    // row; xmax is 0 on a row this statement inserted, not on one it updated.
-    const PgResult written =
-        db_.Query("INSERT INTO points (" + names + ") VALUES " + values +
-                      " ON CONFLICT (run_id, point_key) DO UPDATE SET " + sets +
-                      " WHERE NOT (points.raw_sha256 = EXCLUDED.raw_sha256 AND points.agg_json = EXCLUDED.agg_json AND "
-                      "points.kind = EXCLUDED.kind AND points.time_scale = EXCLUDED.time_scale) RETURNING (xmax = 0), "
-                      "id, point_key",
-                  params);
+    // An unchanged point (same raw result, record, kind, time scale and receipt) is left alone and
+    // returns no row; xmax is 0 on a row this statement inserted, not on one it updated.
+    const PgResult written = db_.Query(
+        "INSERT INTO points (" + names + ") VALUES " + values + " ON CONFLICT (run_id, point_key) DO UPDATE SET " +
+            sets +
+            " WHERE NOT (points.raw_sha256 = EXCLUDED.raw_sha256 AND points.agg_json = EXCLUDED.agg_json AND "
+            "points.kind = EXCLUDED.kind AND points.time_scale = EXCLUDED.time_scale" +
+            (schema_version_ >= ReceiptsSchemaVersion() ? " AND points.receipt_id = EXCLUDED.receipt_id" : "") +
+            ") RETURNING (xmax = 0), id, point_key",
+        params);
     int added = 0;
     for (int i = 0; i < written.Rows(); ++i) added += written.Text(i, 0) == "t" ? 1 : 0;
     if (schema_version_ >= RepeatsSchemaVersion()) {

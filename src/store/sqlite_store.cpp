@@ -132,6 +132,14 @@ class SqliteStore final : public ResultStore {
 
   int SchemaVersion() override { return ReadSchemaVersion(db_); }
 
+  std::vector<std::string> DiffStoredPoint(std::int64_t point_id, const Point& point) override {
+    const PointRow expected = MakePointRow(point, point.run_id, schema_version_);
+    SqliteStatement q(db_, PointColumnsQuery(expected, "?1"));
+    q.Bind(1, point_id);
+    if (!q.Step()) return {"the point is no longer in the store"};
+    return DiffPointRow(q, expected);
+  }
+
  private:
   // The points `where` selects (PointSelectList), unordered.
   std::string PointQuery(const std::string& where, bool raw) const {
@@ -170,15 +178,18 @@ class SqliteStore final : public ResultStore {
 
   void StorePoint(IngestOutcome& outcome, const Point& point) {
     PointRow row = MakePointRow(point, outcome.run_id, schema_version_);
+    // A point stored again from a bundle (or no longer from one) records its receipt.
+    const bool receipts = schema_version_ >= ReceiptsSchemaVersion();
     SqliteStatement& existing =
-        Cached("SELECT id, raw_sha256, agg_json, kind, time_scale FROM points WHERE run_id = ?1 AND point_key = ?2");
+        Cached(std::string("SELECT id, raw_sha256, agg_json, kind, time_scale, ") + (receipts ? "receipt_id" : "''") +
+               " FROM points WHERE run_id = ?1 AND point_key = ?2");
     existing.Bind(1, outcome.run_id).Bind(2, row.key);
     std::int64_t id = 0;
     if (existing.Step()) {
       id = existing.Int(0);
       if (existing.Text(1) == row.sha256 && existing.Text(2) == row.agg &&
           existing.Text(3) == PointKindName(point.provenance.kind) &&
-          existing.Double(4) == point.provenance.time_scale) {
+          existing.Double(4) == point.provenance.time_scale && (!receipts || existing.Text(5) == point.receipt_id)) {
         ++outcome.unchanged;
         return;
       }

@@ -3,8 +3,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <tuple>
 
@@ -35,13 +35,7 @@ double Number(const Json& agg, const char* field) {
 // The schema version whose migration added the prediction-band columns, found in the migration
 // list rather than written here (migrations of parallel work are ordered when merged).
 int BandSchemaVersion() {
-  static const int version = [] {
-    const auto& migrations = StoreMigrations();
-    for (std::size_t i = 0; i < migrations.size(); ++i) {
-      if (migrations[i].find("ADD COLUMN band_scope") != std::string_view::npos) return static_cast<int>(i) + 1;
-    }
-    return std::numeric_limits<int>::max();
-  }();
+  static const int version = SchemaVersionOf("ADD COLUMN band_scope");
   return version;
 }
 
@@ -249,6 +243,7 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
                                               : std::string());
   }
   if (schema_version >= BandSchemaVersion()) AddBandColumns(point.agg, columns);
+  if (schema_version >= ReceiptsSchemaVersion()) columns.emplace_back("receipt_id", point.receipt_id);
   row.columns = std::move(columns);
   row.repeats = &point.repeats;
   return row;
@@ -260,7 +255,8 @@ std::string PointSelectList(int schema_version, bool raw) {
   return columns + (schema_version >= 3 ? ", p.git_commit" : ", ''") +
          (schema_version >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : ", '', '', ''") +
          (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id" +
-         (schema_version >= 9 ? ", p.host_error" : ", ''");
+         (schema_version >= 9 ? ", p.host_error" : ", ''") +
+         (schema_version >= ReceiptsSchemaVersion() ? ", p.receipt_id" : ", ''");
 }
 
 std::vector<std::pair<const char*, StoreValue>> MakeRepeatColumns(const PointRepeat& repeat, std::int64_t point_id) {
@@ -273,6 +269,25 @@ std::vector<std::pair<const char*, StoreValue>> MakeRepeatColumns(const PointRep
           {"raw_sha256", repeat.raw_sha256.empty() ? Sha256Hex(repeat.raw_json) : repeat.raw_sha256},
           {"raw_json", repeat.raw_json},
           {"agg_json", DumpJson(repeat.agg, kCompactJson)}};
+}
+
+std::string PointColumnsQuery(const PointRow& expected, const std::string& id_param) {
+  std::string names;
+  for (const auto& [name, value] : expected.columns) names += (names.empty() ? "" : ", ") + std::string(name);
+  return "SELECT " + names + " FROM points WHERE id = " + id_param;
+}
+
+std::string ShowStoreValue(const StoreValue& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&value)) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, *d).ptr;
+    return std::string(text, end);
+  }
+  if (const auto* t = std::get_if<std::string>(&value)) {
+    return "'" + (t->size() > 60 ? t->substr(0, 57) + "..." : *t) + "'";
+  }
+  return "NULL";
 }
 
 std::string JoinReasons(const std::vector<std::string>& reasons) {

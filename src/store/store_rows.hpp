@@ -31,7 +31,7 @@ struct PointRow {
 PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_version);
 
 /// The select list a point is read from (`p` is points, `r` runs), newest columns included when
-/// the store has them and `p.run_id` last; `raw` false selects '' for raw_json.
+/// the store has them, then `p.run_id`, `p.host_error` and `p.receipt_id`; `raw` false selects '' for raw_json.
 std::string PointSelectList(int schema_version, bool raw);
 
 /// The columns of repeat `repeat` of point `point_id` as one point_repeats row.
@@ -123,7 +123,42 @@ Point ReadPointRow(const Row& q, int schema_version, PointRecordText* deferred =
     v.host_error = Json::parse(host_error, nullptr, false);
     if (!v.host_error.is_object()) v.host_error = Json();
   }
+  p.receipt_id = q.Text(36);
   return p;
+}
+
+/// `SELECT <expected's columns> FROM points WHERE id = <id_param>`: a stored point read back column
+/// by column, for DiffPointRow.
+std::string PointColumnsQuery(const PointRow& expected, const std::string& id_param);
+
+/// A stored value for messages: text cut to 60 characters, NULL as `NULL`.
+std::string ShowStoreValue(const StoreValue& value);
+
+/// One line per column of `expected` whose value in `stored` (a row of PointColumnsQuery, with
+/// Text, Int, Double and IsNull) differs: `name: stored X, expected Y`. Numbers compare exactly: a
+/// store keeps the double it was given.
+template <typename Row>
+std::vector<std::string> DiffPointRow(const Row& stored, const PointRow& expected) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < expected.columns.size(); ++i) {
+    const int c = static_cast<int>(i);
+    const StoreValue& want = expected.columns[i].second;
+    StoreValue have;
+    if (!stored.IsNull(c)) {
+      if (std::holds_alternative<std::int64_t>(want)) {
+        have = stored.Int(c);
+      } else if (std::holds_alternative<double>(want)) {
+        have = stored.Double(c);
+      } else {
+        have = stored.Text(c);
+      }
+    }
+    if (have != want) {
+      lines.push_back(std::string(expected.columns[i].first) + ": stored " + ShowStoreValue(have) + ", expected " +
+                      ShowStoreValue(want));
+    }
+  }
+  return lines;
 }
 
 /// Parses `texts[i]` into `points[i]`'s record and matrix row, on the threads of the budget

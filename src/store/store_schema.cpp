@@ -332,6 +332,12 @@ ALTER TABLE points ADD COLUMN median_intvty_band_p10 REAL;
 ALTER TABLE points ADD COLUMN median_intvty_band_p90 REAL;
 ALTER TABLE points ADD COLUMN median_e2el_band_p10 REAL;
 ALTER TABLE points ADD COLUMN median_e2el_band_p90 REAL;
+      // 12, measurement receipts (ReceiptsSchemaVersion): the receipt id of the bundle a point was
+      // ingested from ('' for a point stored without one), so that `results verify` finds its
+      // bundle and the API shows it.
+      R"sql(
+ALTER TABLE points ADD COLUMN receipt_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX points_receipt ON points (receipt_id);
 )sql",
   };
   return kMigrations;
@@ -640,19 +646,32 @@ ALTER TABLE points ADD COLUMN median_intvty_band_p10 DOUBLE PRECISION;
 ALTER TABLE points ADD COLUMN median_intvty_band_p90 DOUBLE PRECISION;
 ALTER TABLE points ADD COLUMN median_e2el_band_p10 DOUBLE PRECISION;
 ALTER TABLE points ADD COLUMN median_e2el_band_p90 DOUBLE PRECISION;
+      // 12, measurement receipts (ReceiptsSchemaVersion): the receipt id of the bundle a point was
+      // ingested from ('' for a point stored without one), so that `results verify` finds its
+      // bundle and the API shows it.
+      R"sql(
+ALTER TABLE points ADD COLUMN receipt_id TEXT COLLATE "C" NOT NULL DEFAULT '';
+CREATE INDEX points_receipt ON points (receipt_id);
 )sql",
   };
   return kMigrations;
 }
 
+int SchemaVersionOf(std::string_view marker) {
+  const auto& migrations = StoreMigrations();
+  for (std::size_t i = 0; i < migrations.size(); ++i) {
+    if (migrations[i].find(marker) != std::string_view::npos) return static_cast<int>(i + 1);
+  }
+  return static_cast<int>(migrations.size() + 1);
+}
+
 int RepeatsSchemaVersion() {
-  static const int version = [] {
-    const auto& migrations = StoreMigrations();
-    for (std::size_t i = 0; i < migrations.size(); ++i) {
-      if (migrations[i].find("CREATE TABLE point_repeats") != std::string_view::npos) return static_cast<int>(i + 1);
-    }
-    return static_cast<int>(migrations.size() + 1);
-  }();
+  static const int version = SchemaVersionOf("CREATE TABLE point_repeats");
+  return version;
+}
+
+int ReceiptsSchemaVersion() {
+  static const int version = SchemaVersionOf("ADD COLUMN receipt_id");
   return version;
 }
 

@@ -97,6 +97,23 @@ TEST_F(BenchServe, AnEngineBehindItsModelMakesTheRunInvalid) {
   EXPECT_NEAR(Result()["infermark"]["server"]["step_lateness"]["p99_ms"].get<double>(), 0.1, 1e-12);
 }
 
+// Passes later than the histogram's largest bucket (a host stalled for over 10 s) fall in its +Inf
+// bucket: the result says so with null figures, never with an infinity JSON cannot hold.
+TEST_F(BenchServe, LatenessBeyondTheLastBucketIsNullNotInfinite) {
+  FakeServerOptions stalled;
+  stalled.engine_time_scale = 10;
+  stalled.stalled_passes = 10;  // 10 of 110 passes in the window are beyond 5 ms, the fake's last bucket
+  FakeOpenAiServer server(stalled);
+  const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "8", "--max-concurrency", "2"}));
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  const std::string text = ReadFile((dir_ / "r.json").string());
+  EXPECT_EQ(text.find("Infinity"), std::string::npos);
+  const auto lateness = nlohmann::json::parse(text)["infermark"]["server"]["step_lateness"];
+  EXPECT_TRUE(lateness["p99_ms"].is_null()) << lateness.dump();
+  EXPECT_TRUE(lateness["max_ms"].is_null()) << lateness.dump();
+  EXPECT_EQ(lateness["passes"], 110);
+}
+
 TEST_F(BenchServe, WellBehavedServerGivesAValidCompleteResult) {
   FakeOpenAiServer server({});
   const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "20", "--max-concurrency", "4", "--num-warmups",

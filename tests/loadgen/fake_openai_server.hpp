@@ -40,6 +40,8 @@ struct FakeServerOptions {
   /// while the model times it states (`infermark_timing`, when asked) go on at `token_interval`,
   /// as an engine whose host stalled.
   std::chrono::milliseconds stall{0};
+  /// Passes later than the histogram's largest bucket (counted in `+Inf` alone) at every scrape.
+  int stalled_passes = 0;
 };
 
 /// Serves POST /v1/completions and /v1/chat/completions and GET /v1/models on 127.0.0.1.
@@ -65,16 +67,18 @@ class FakeOpenAiServer {
       const int scrape = ++scrapes_;
       const int on_time = 100 * scrape;
       const int late = options_.late_passes * scrape;
+      const int stalled = options_.stalled_passes * scrape;
       std::string text = "# TYPE infermark:step_lateness_seconds histogram\n";
       for (const auto& [le, n] : std::vector<std::pair<std::string, int>>{{"0.0001", on_time},
                                                                           {"0.001", on_time},
                                                                           {"0.002", on_time},
                                                                           {"0.005", on_time + late},
-                                                                          {"+Inf", on_time + late}}) {
+                                                                          {"+Inf", on_time + late + stalled}}) {
         text +=
             "infermark:step_lateness_seconds_bucket{model_name=\"fake\",le=\"" + le + "\"} " + std::to_string(n) + "\n";
       }
-      text += "infermark:step_lateness_seconds_count{model_name=\"fake\"} " + std::to_string(on_time + late) + "\n";
+      text += "infermark:step_lateness_seconds_count{model_name=\"fake\"} " + std::to_string(on_time + late + stalled) +
+              "\n";
       text += "infermark:clock_slips_total{model_name=\"fake\"} " + std::to_string(scrape) + "\n";
       r.Respond(200, "text/plain", text);
     });
