@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "core/diagnostic.hpp"
+#include "core/eval_thresholds.hpp"
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "core/host.hpp"
@@ -27,7 +28,6 @@
 #include "report/eval_compare.hpp"
 #include "report/eval_json.hpp"
 #include "results/agentic_record.hpp"
-#include "results/eval_thresholds.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
 #include "store/ingest.hpp"
@@ -366,8 +366,8 @@ struct IngestCommand {
 
 // The thresholds evaluations without their own are gated by: `path`, else the project's
 // data/evals/thresholds.yaml when there is one (none: such evaluations get no threshold).
-std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
-  if (!path.empty()) return results::LoadEvalThresholds(path);
+std::optional<EvalThresholds> LoadThresholds(const std::string& path) {
+  if (!path.empty()) return LoadEvalThresholds(path);
   std::string dir;
   try {
     dir = eval::EvalDataDir();
@@ -377,7 +377,7 @@ std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
   const std::string file = (fs::path(dir) / "thresholds.yaml").string();
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
-  return results::LoadEvalThresholds(file);
+  return LoadEvalThresholds(file);
 }
 
 int RunIngest(IngestCommand& cmd) {
@@ -388,7 +388,7 @@ int RunIngest(IngestCommand& cmd) {
   if (cmd.measured) options.kind = results::PointKind::kMeasured;
   if (cmd.time_scale > 0) options.time_scale = cmd.time_scale;
   options.config_key = cmd.config_key;
-  const std::optional<results::EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
+  const std::optional<EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
   if (thresholds) options.eval_thresholds = &*thresholds;
 
   results::RunInfo run;

@@ -122,7 +122,7 @@ std::optional<EvalStatus> ReadEvalStatus(const std::string& dir) {
   return s;
 }
 
-EvalStatus JudgeEvalFolder(const std::string& dir, const Thresholds& thresholds, const std::string& prefix) {
+EvalStatus JudgeEvalFolder(const std::string& dir, const EvalThresholds& thresholds, const std::string& prefix) {
   EvalStatus s;
   std::string name = Newest(dir, "results_");
   s.status = "scored";
@@ -165,9 +165,9 @@ EvalStatus JudgeEvalFolder(const std::string& dir, const Thresholds& thresholds,
     const Json& n = (*samples)[s.task];
     if (n.contains("effective") && n["effective"].is_number_integer()) s.n = n["effective"].get<long long>();
   }
-  const ThresholdRule rule = ResolveThreshold(thresholds, prefix, s.task);
+  const ThresholdRule rule = thresholds.Resolve(s.task, prefix);
   s.threshold = rule.value;
-  s.threshold_source = rule.source.rfind("models.", 0) == 0 ? rule.source.substr(7) : rule.source;
+  s.threshold_source = rule.SourceName();
   if (s.status != "scored") {
     const auto own = file.find("infermark");
     if (own != file.end() && own->contains("invalid_reasons") && (*own)["invalid_reasons"].is_array()) {

@@ -61,6 +61,6 @@ std::optional<EvalStatus> ReadEvalStatus(const std::string& dir);
 /// incomplete_results_…): status, scores and, for a finished run, the gate under `model_prefix`.
 /// A folder without a results file is INVALID ("no results file"). The caller fills concurrency,
 /// the row, the times and the server.
-EvalStatus JudgeEvalFolder(const std::string& dir, const Thresholds& thresholds, const std::string& model_prefix);
+EvalStatus JudgeEvalFolder(const std::string& dir, const EvalThresholds& thresholds, const std::string& model_prefix);
 
 }  // namespace infermark::eval

@@ -451,13 +451,7 @@ Evaluation ReadEvalFolder(const std::string& dir, const EvalThresholds* threshol
     e.flexible_score.reset();
     e.flexible_stderr.reset();
   }
-  if (!e.threshold && thresholds != nullptr && !e.task.empty()) {
-    if (const auto t = thresholds->For(e.task, e.model_prefix)) {
-      e.threshold = t->value;
-      e.threshold_source = t->source;
-    }
-  }
-  if (!e.passed) ApplyThreshold(e);
+  if (!e.passed) ApplyDefaultThreshold(e, thresholds);
   e.raw_json = DumpJson(raw, kCanonicalJson);
   e.raw_sha256 = Sha256Hex(e.raw_json);
   return e;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "results/eval_thresholds.hpp"
+#include "core/eval_thresholds.hpp"
 #include "results/evaluation.hpp"
 
 namespace infermark::results {

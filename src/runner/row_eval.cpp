@@ -9,6 +9,7 @@
 
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
+#include "core/eval_thresholds.hpp"
 #include "core/file_io.hpp"
 #include "eval/eval_run.hpp"
 #include "eval/lm_eval_output.hpp"
@@ -60,7 +61,7 @@ eval::EvalStatus Invalid(const RowPlan& plan, int conc, const std::string& folde
 }
 
 eval::EvalStatus RunInProcess(const RowPlan& plan, int conc, const std::string& folder,
-                              const eval::Thresholds& thresholds, Clock::time_point deadline) {
+                              const EvalThresholds& thresholds, Clock::time_point deadline) {
   const EvalPlan& ev = *plan.eval;
   eval::EvalSettings s;
   s.task = ev.task;
@@ -147,10 +148,10 @@ std::vector<eval::EvalStatus> RunRowEvals(const RowPlan& plan, double deadline_s
   if (!ev.not_run.empty()) return RecordEvalsNotRun(plan, ev.not_run);
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(std::max(0.0, deadline_s)));
-  eval::Thresholds thresholds;
+  EvalThresholds thresholds;
   std::string threshold_error;
   try {
-    thresholds = ev.thresholds.empty() ? eval::BuiltInThresholds() : eval::LoadThresholds(ev.thresholds);
+    thresholds = ev.thresholds.empty() ? eval::BuiltInThresholds() : LoadEvalThresholds(ev.thresholds);
   } catch (const InputError& e) {
     threshold_error = std::string("the thresholds could not be read: ") + e.what();
   }

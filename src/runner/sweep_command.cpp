@@ -9,8 +9,8 @@
 
 #include "catalog/catalog_loader.hpp"
 #include "core/diagnostic.hpp"
+#include "core/eval_thresholds.hpp"
 #include "core/file_io.hpp"
-#include "eval/thresholds.hpp"
 #include "matrix/generator.hpp"
 #include "runner/cpu_split.hpp"
 #include "runner/process_group.hpp"
@@ -155,7 +155,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   SiteConfig site = LoadSite(o);
   const std::vector<matrix::MatrixRow> rows = SelectRows(o);
   // A thresholds file given by flag is input: a bad one stops the sweep before anything starts.
-  if (!o.plan.eval_thresholds.empty()) eval::LoadThresholds(o.plan.eval_thresholds);
+  if (!o.plan.eval_thresholds.empty()) LoadEvalThresholds(o.plan.eval_thresholds);
   if (rows.empty()) throw InputError(Diagnostic{SourceMark{}, "", "", "the selection holds no rows"});
   if (!o.database.empty()) site.defaults.database = o.database;
   if (o.executor == "slurm" || o.executor == "local") {
