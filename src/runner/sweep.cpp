@@ -169,6 +169,12 @@ void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowO
     Json evals = Json::array();
     for (const auto& e : outcome.evals) evals.push_back(eval::EvalStatusJson(e));
     state["evals"] = evals;
+    // Which server evaluated the row: its own, with the batch's concurrencies, or another row's.
+    Json batch = Json::object();
+    batch["concs"] = plan.eval->RunsHere() ? plan.eval->concs : plan.eval->own_concs;
+    batch["folder"] = plan.eval->dir;
+    batch["server_of"] = plan.eval->RunsHere() ? plan.result_filename : plan.eval->batched_with;
+    state["eval_batch"] = batch;
   }
   state["row"] = row.raw;
   std::error_code ec;
@@ -178,16 +184,7 @@ void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowO
 
 SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
                       const SweepSettings& settings) {
-  std::vector<RowPlan> plans;
-  std::vector<Diagnostic> problems;
-  for (const auto& row : rows) {
-    try {
-      plans.push_back(PlanRow(row, site, settings.plan));
-    } catch (const InputError& e) {
-      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
-    }
-  }
-  if (!problems.empty()) throw InputError(std::move(problems));
+  const std::vector<RowPlan> plans = PlanRows(rows, site, settings.plan);
   // A sweep killed with SIGKILL leaves its row's processes running; end them before anything
   // else, so that none writes a result or holds the port while this sweep goes on.
   std::vector<std::string> marks;
@@ -219,9 +216,11 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
       continue;
     }
     RowOutcome outcome;
-    // An eval row's result is not adopted: its eval needs the server the point ran against.
+    // An eval row's result is not adopted: its eval needs the server the point ran against
+    // (unless another row's batch runs its eval).
+    const bool evaluates = plan.eval && plan.eval->RunsHere();
     const Json adopted =
-        settings.resume && !plan.eval && fs::exists(plan.result_path, ec) ? ReadJson(plan.result_path) : Json();
+        settings.resume && !evaluates && fs::exists(plan.result_path, ec) ? ReadJson(plan.result_path) : Json();
     if (adopted.is_object()) {
       outcome.status = RowStatus::kDone;
       outcome.reason = "result found from an interrupted sweep; stored without re-running";
@@ -240,10 +239,10 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
         outcome = std::move(again);
       }
     }
-    // A point to store, or an eval-only row's eval folders.
+    // A point to store, or an eval-only row's eval folders (none when another row runs its eval).
     const bool has_result = (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid ||
                              outcome.status == RowStatus::kEvalFailed) &&
-                            (!(plan.eval && plan.eval->only) || fs::exists(plan.eval->dir, ec));
+                            (!(plan.eval && plan.eval->only) || (evaluates && fs::exists(plan.eval->dir, ec)));
     if (has_result && settings.store) {
       std::string why;
       try {
@@ -259,6 +258,8 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
     WriteRowState(plan, rows[i], outcome);
     if (settings.progress != nullptr) {
       std::string label = plan.result_filename;
+      if (const std::string note = EvalBatchNote(plan); !note.empty() && outcome.reason.find(note) == std::string::npos)
+        label += " (" + note + ")";
       if (!outcome.reason.empty() && outcome.status != RowStatus::kDone) label += ": " + outcome.reason;
       progress.Finish(index, label, StatusName(outcome.status), outcome.seconds, true);
     }

@@ -179,7 +179,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   out.stored = !o.no_store;
   if (!o.no_store) settings.store = MakeStoreHook(out.store);
   if (o.dry_run) {
-    for (const auto& row : rows) out.dry_run.push_back(PlanRow(row, site, plan));
+    out.dry_run = PlanRows(rows, site, plan);
     return out;
   }
   // Multi-node rows hold an allocation of their own from here (RunSweep); single-node rows of a
