@@ -43,6 +43,26 @@ const char* TargetName(TargetKind kind) {
   return "engine";
 }
 
+// A multi-node row's judged eval folder, stored under the sweep's run as an eval-only row's is
+// (its points were stored as they ended); a failure to store fails the row.
+void StoreMultiNodeEvals(const matrix::MatrixRow& row, const RowPlan& plan, const SweepSettings& settings,
+                         RowOutcome& outcome) {
+  std::error_code ec;
+  if (!settings.store || !fs::exists(plan.eval->dir, ec)) return;
+  RowPlan evals = plan;
+  evals.eval->only = true;
+  std::string why;
+  try {
+    why = settings.store(row, evals, outcome);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!why.empty()) {
+    outcome.status = RowStatus::kFailed;
+    outcome.reason = "storing the evals failed: " + why + (outcome.reason.empty() ? "" : "; " + outcome.reason);
+  }
+}
+
 // A multi-node row: one row state, one summary row per point (one for the row when it failed
 // before any point could run).
 void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const SweepSettings& settings, int index,
@@ -53,6 +73,7 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
     out.row.status = RowStatus::kDone;
     out.row.reason = "eval-only row, eval not run: " + plan.eval->not_run;
     out.row.evals = RecordEvalsNotRun(plan, plan.eval->not_run);
+    StoreMultiNodeEvals(row, plan, settings, out.row);
     WriteRowState(plan, row, out.row);
     if (settings.progress != nullptr) {
       progress.Finish(index, plan.result_filename + ": " + out.row.reason, StatusName(out.row.status), 0, true);
@@ -75,11 +96,20 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
       out.row.evals = RecordEvalsNotRun(plan, "the row failed before its eval: " + out.row.reason);
     }
     ApplyEvalVerdict(out.row);
+    StoreMultiNodeEvals(row, plan, settings, out.row);
   }
   WriteRowState(plan, row, out.row);
   bool any_point = false;
   for (const auto& p : out.points) any_point = any_point || p.outcome.reason != out.row.reason;
-  if (!any_point) out.points.assign(1, MultiNodePointOutcome{plan.result_filename, out.row});
+  if (!any_point || (plan.eval && plan.eval->only)) {
+    // No point ran, or none was due (an eval-only row): the row stands for itself.
+    out.points.assign(1, MultiNodePointOutcome{plan.result_filename, out.row});
+  } else if (plan.eval) {
+    // The evals ran on the deployment after its points: they go with the last in the summary.
+    RowOutcome& last = out.points.back().outcome;
+    last.evals = out.row.evals;
+    ApplyEvalVerdict(last);
+  }
   if (settings.progress != nullptr) {
     std::string label = plan.result_filename + ": " + std::to_string(out.points.size()) + " point(s)";
     if (!out.row.reason.empty() && out.row.status != RowStatus::kDone) label += ": " + out.row.reason;

@@ -217,6 +217,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
     out.sweep.done += more.done;
     out.sweep.skipped += more.skipped;
     out.sweep.failed += more.failed;
+    out.sweep.eval_failed += more.eval_failed;
     if (more.stop_signal != 0) out.sweep.stop_signal = more.stop_signal;
   }
   if (!o.no_store && out.sweep.stop_signal == 0 && out.sweep.done + out.sweep.skipped > 0) {
