@@ -172,11 +172,13 @@ std::string BatchPython() {
     GTEST_SKIP() << BatchPython() << " lacks tabulate or yaml (scripts/setup.sh installs them)";             \
   }
 
-// What collect_eval_results.py prints and aggregates for `dir` (agg_eval_<name>.json's rows).
-Json CollectRows(const fs::path& dir, const fs::path& work) {
+// What collect_eval_results.py aggregates for `dir` (agg_eval_<name>.json's rows); `printed`, when
+// given, gets the table it prints.
+Json CollectRows(const fs::path& dir, const fs::path& work, std::string* printed = nullptr) {
   const ProcessResult ran = RunCapture(
       {BatchPython(), test::ReferencePath("utils/collect_eval_results.py"), dir.string(), "batch"}, work.string());
   EXPECT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  if (printed != nullptr) *printed = ran.out;
   return BatchJson(work / "agg_eval_batch.json");
 }
 
@@ -248,8 +250,15 @@ TEST(BatchedEvalParity, EveryConcurrencyCompleted) {
   const fs::path dir = work.path / "eval";
   const ProcessResult r = BatchEval(server, dir, "8,16");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const Json rows = CollectRows(dir, work.path);
-  ASSERT_EQ(rows.size(), 2u);  // the collector prints two rows
+  std::string table;
+  const Json rows = CollectRows(dir, work.path, &table);
+  ASSERT_EQ(rows.size(), 2u);
+  // The collector prints two rows, one per concurrency.
+  std::size_t printed = 0;
+  for (std::size_t at = table.find("\n| minimaxm3 "); at != std::string::npos;
+       at = table.find("\n| minimaxm3 ", at + 1))
+    ++printed;
+  EXPECT_EQ(printed, 2u) << table;
   const Json evals = StoreEvaluations(dir, work.path);
   ASSERT_EQ(evals.size(), 2u);
   EXPECT_EQ(CountsOf(evals, "eval_concurrency"), Json::array({8, 16}));
