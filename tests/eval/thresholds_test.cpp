@@ -131,19 +131,19 @@ TEST(EvalStatusFile, JudgesAFolderAndRoundTrips) {
 // validate_scores.py, unchanged, on the same folders: its exit code and the gate agree.
 TEST(GateParity, ValidateScoresAgreesOnEveryFolder) {
   INFERMARK_REQUIRE_REFERENCE({"utils/evals/validate_scores.py"}, "import yaml");
-  struct Case {
+  struct GateCase {
     std::string prefix;
     double strict, flexible;
     std::string task;
   };
-  const std::vector<Case> cases = {
+  const std::vector<GateCase> cases = {
       {"minimaxm3", 0.95, 0.96, "gsm8k"},   {"minimaxm3", 0.62, 0.95, "gsm8k"},   {"minimaxm3", 0.95, 0.80, "gsm8k"},
       {"minimaxm2.5", 0.91, 0.95, "gsm8k"}, {"minimaxm2.5", 0.92, 0.92, "gsm8k"}, {"kimik2.5", 0.90, 0.90, "gsm8k"},
       {"glm5", 0.935, 0.95, "gsm8k"},       {"minimaxm3", 0.86, 0.86, "mmlu"},    {"minimaxm3", 0.84, 0.90, "mmlu"},
       {"unknown", 0.89, 0.95, "gsm8k"},
   };
   const EvalThresholds t = Project();
-  for (const Case& c : cases) {
+  for (const GateCase& c : cases) {
     Scratch s;
     WriteFileAtomic((s.path / "results_2026-12-06T04-00-00.000001.json").string(),
                     Results(c.strict, c.flexible, c.task).dump(2));
