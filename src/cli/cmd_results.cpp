@@ -14,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "core/diagnostic.hpp"
+#include "core/eval_thresholds.hpp"
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "core/host.hpp"
@@ -31,7 +32,6 @@
 #include "results/agentic_record.hpp"
 #include "results/bundle.hpp"
 #include "results/eval_folder.hpp"
-#include "results/eval_thresholds.hpp"
 #include "results/host_error_summary.hpp"
 #include "results/process_result.hpp"
 #include "results/repeat_record.hpp"
@@ -373,8 +373,8 @@ struct IngestCommand {
 
 // The thresholds evaluations without their own are gated by: `path`, else the project's
 // data/evals/thresholds.yaml when there is one (none: such evaluations get no threshold).
-std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
-  if (!path.empty()) return results::LoadEvalThresholds(path);
+std::optional<EvalThresholds> LoadThresholds(const std::string& path) {
+  if (!path.empty()) return LoadEvalThresholds(path);
   std::string dir;
   try {
     dir = eval::EvalDataDir();
@@ -384,7 +384,7 @@ std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
   const std::string file = (fs::path(dir) / "thresholds.yaml").string();
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
-  return results::LoadEvalThresholds(file);
+  return LoadEvalThresholds(file);
 }
 
 // Stores one batch's points (or its run alone, when it has neither points nor evaluations) and
@@ -474,7 +474,7 @@ int IngestBundles(IngestCommand& cmd, const std::vector<std::string>& bundle_dir
   }
   results::BundleCheck check;
   check.allowed_issuers = results::ParseIssuerRules(cmd.allow_issuers);
-  const std::optional<results::EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
+  const std::optional<EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
   if (thresholds) check.thresholds = &*thresholds;
   results::RunInfo base;
   base.run_key = cmd.run_key;
@@ -504,7 +504,7 @@ int RunIngest(IngestCommand& cmd) {
   if (cmd.measured) options.kind = results::PointKind::kMeasured;
   if (cmd.time_scale > 0) options.time_scale = cmd.time_scale;
   options.config_key = cmd.config_key;
-  const std::optional<results::EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
+  const std::optional<EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
   if (thresholds) options.eval_thresholds = &*thresholds;
 
   results::RunInfo run;

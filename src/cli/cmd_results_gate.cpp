@@ -12,7 +12,7 @@
 #include "eval/task_data.hpp"
 #include "matrix/result_filename.hpp"
 #include "report/eval_gate.hpp"
-#include "results/eval_thresholds.hpp"
+#include "core/eval_thresholds.hpp"
 #include "store/result_store.hpp"
 #include "store/store_url.hpp"
 
@@ -60,13 +60,13 @@ std::vector<results::ExpectedEval> ExpectedEvals(const std::vector<std::string>&
 }
 
 // The thresholds file: the one given, else the project's data/evals/thresholds.yaml.
-results::EvalThresholds GateThresholds(const std::string& path) {
-  if (!path.empty()) return results::LoadEvalThresholds(path);
-  return results::LoadEvalThresholds((std::filesystem::path(eval::EvalDataDir()) / "thresholds.yaml").string());
+EvalThresholds GateThresholds(const std::string& path) {
+  if (!path.empty()) return LoadEvalThresholds(path);
+  return LoadEvalThresholds((std::filesystem::path(eval::EvalDataDir()) / "thresholds.yaml").string());
 }
 
 int RunGate(const GateCommand& cmd) {
-  const results::EvalThresholds thresholds = GateThresholds(cmd.thresholds);
+  const EvalThresholds thresholds = GateThresholds(cmd.thresholds);
   const std::vector<results::ExpectedEval> expected = ExpectedEvals(cmd.matrices);
   auto store = results::OpenExistingStoreUrl(cmd.db);
   results::EvaluationQuery query;

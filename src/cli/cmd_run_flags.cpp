@@ -53,9 +53,17 @@ void PrintMultiNodePlan(const runner::RowPlan& p) {
 void PrintEvalPlan(const runner::RowPlan& p) {
   const runner::EvalPlan& e = *p.eval;
   std::string concs;
-  for (const int c : e.concs) concs += (concs.empty() ? "" : " ") + std::to_string(c);
+  for (const int c : e.RunsHere() ? e.concs : e.own_concs) concs += (concs.empty() ? "" : " ") + std::to_string(c);
   const char* when = e.only ? "alone (eval-only row: no throughput point)" : "after the throughput point";
   std::string how;
+  if (!e.RunsHere()) {
+    std::printf("  eval:   %s at conc %s in the batch of %s, on that row's server\n          -> %s\n", e.task.c_str(),
+                concs.c_str(), e.batched_with.c_str(), e.dir.c_str());
+    return;
+  }
+  if (e.Batched() && !p.multinode)
+    when = e.only ? "alone on one server (eval-only rows: no throughput point)"
+                  : "on one server after this row's throughput point";
   if (!e.not_run.empty()) {
     how = "not run: " + e.not_run;
   } else if (e.in_process) {
@@ -123,7 +131,10 @@ void PrintSweepSummary(const runner::SweepCommandSummary& s) {
       std::printf("         power: %s%s%s\n", o.power_valid.value_or(false) ? "valid" : "invalid",
                   why.empty() ? "" : ": ", why.c_str());
     }
-    for (const auto& e : o.evals) std::printf("         eval: %s\n", e.Summary().c_str());
+    for (const auto& e : o.evals) {
+      const std::string conc = o.evals.size() > 1 ? "[conc=" + std::to_string(e.concurrency) + "] " : "";
+      std::printf("         eval: %s%s\n", conc.c_str(), e.Summary().c_str());
+    }
   }
   for (const auto& [what, seen] : warnings) {
     std::printf("warning: %s in the server log of %d row%s (first: %s)\n", what.c_str(), seen.rows,

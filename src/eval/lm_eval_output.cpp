@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/eval_batch.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
 #include "core/version.hpp"
@@ -22,6 +23,12 @@ std::string Status(const EvalResult& r) {
   if (!r.complete) return "incomplete";
   if (!r.invalid_reasons.empty()) return "invalid";
   return "complete";
+}
+
+// An INVALID or unfinished run's files are named so that neither InferenceX script takes them.
+std::string FilePrefix(const EvalResult& r) {
+  const std::string status = Status(r);
+  return status == "complete" ? "" : status + "_";
 }
 
 std::string Sanitized(const std::string& model) {
@@ -200,8 +207,7 @@ WrittenFiles WriteEvalFiles(const std::string& dir, const EvalResult& result, co
   namespace fs = std::filesystem;
   fs::create_directories(dir);
   const std::string stamp = FileStamp();
-  const std::string status = Status(result);
-  const std::string prefix = status == "complete" ? "" : status + "_";
+  const std::string prefix = FilePrefix(result);
   WrittenFiles w;
   w.results = (fs::path(dir) / (prefix + "results_" + stamp + ".json")).string();
   w.samples = (fs::path(dir) / (prefix + "samples_" + result.task.task + "_" + stamp + ".jsonl")).string();
@@ -211,6 +217,22 @@ WrittenFiles WriteEvalFiles(const std::string& dir, const EvalResult& result, co
     w.meta_env = (fs::path(dir) / "meta_env.json").string();
     WriteFileAtomic(w.meta_env, Indented(MetaEnvJson(env, run.model, run.concurrency)));
   }
+  return w;
+}
+
+WrittenFiles WriteBatchedEvalFiles(const std::string& dir, const EvalResult& result, const RunDescription& run,
+                                   const std::string& stamp) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  const std::string prefix = FilePrefix(result);
+  const auto conc = static_cast<long long>(run.concurrency);
+  WrittenFiles w;
+  w.results = (fs::path(dir) / BatchedFileName(dir, prefix + "results_" + stamp, conc, ".json")).string();
+  w.samples =
+      (fs::path(dir) / BatchedFileName(dir, prefix + "samples_" + result.task.task + "_" + stamp, conc, ".jsonl"))
+          .string();
+  WriteFileAtomic(w.results, Indented(ResultsJson(result, run)));
+  WriteFileAtomic(w.samples, SamplesJsonl(result));
   return w;
 }
 

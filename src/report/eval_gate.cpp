@@ -44,9 +44,9 @@ GateResult JudgeEvalGate(const std::vector<Evaluation>& evaluations, const EvalT
     line.task = e.task;
     switch (e.status) {
       case EvalStatus::kScored: {
-        const auto resolved = thresholds.For(e.task, e.model_prefix);
-        const double threshold = resolved ? resolved->value : kGateMinScore;
-        const std::string source = resolved ? resolved->source : "min-score";
+        const ThresholdRule rule = thresholds.Resolve(e.task, e.model_prefix);
+        const double threshold = rule.value;
+        const std::string source = rule.SourceName();
         const double strict = e.score.value_or(0);
         const bool strict_ok = e.score.has_value() && strict >= threshold;
         const bool flexible_ok = !e.flexible_score || *e.flexible_score >= threshold;

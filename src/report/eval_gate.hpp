@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "results/eval_thresholds.hpp"
+#include "core/eval_thresholds.hpp"
 #include "results/evaluation.hpp"
 
 namespace infermark::results {
@@ -36,12 +36,8 @@ struct GateResult {
   int failures = 0;             ///< Lines that fail the gate.
 };
 
-/// The threshold InferenceX's validate_scores.py falls back to (`--min-score`) when the thresholds
-/// name neither the model nor the task.
-inline constexpr double kGateMinScore = 0.85;
-
 /// Judges `evaluations` against `thresholds` (the model prefix's override, else the task's default,
-/// else kGateMinScore): a scored evaluation passes when its strict score and its flexible score
+/// else kFallbackMinScore): a scored evaluation passes when its strict score and its flexible score
 /// (when it has one) reach the threshold; INVALID and incomplete evaluations fail; not-run ones are
 /// listed with their reason without failing. Each of `expected` without an evaluation is MISSING
 /// and fails.

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "results/eval_thresholds.hpp"
+#include "core/eval_thresholds.hpp"
 #include "results/evaluation.hpp"
 #include "results/point.hpp"
 #include "results/receipt.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "results/eval_thresholds.hpp"
+#include "core/eval_thresholds.hpp"
 #include "results/point.hpp"
 #include "results/process_settings.hpp"
 

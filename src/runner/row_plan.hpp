@@ -113,6 +113,15 @@ struct RowPlan {
 /// in the site file, its launcher script cannot be found, or a field it needs is missing.
 RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options);
 
+/// Plans the rows of a sweep: each as PlanRow does, and the eval rows of one configuration as one
+/// batch on one server (EvalBatchRoles): the last of them evaluates every concurrency of the batch
+/// into one folder (EVAL_CONC and EVAL_RESULT_DIR say so to a launcher), the others evaluate
+/// nothing (RUN_EVAL=false, their own contract otherwise; `eval->batched_with` names the row that
+/// runs their eval). Throws
+/// InputError listing every row that cannot be planned.
+std::vector<RowPlan> PlanRows(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
+                              const PlanOptions& options);
+
 /// Plans `row` for the built-in engine's virtual clock: the paths (under `result_dir`), the
 /// client settings and the deployment a measured engine row would have, whatever the label's
 /// target (its GPU from LabelHardware). Throws InputError as PlanRow does.

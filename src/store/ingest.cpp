@@ -49,7 +49,7 @@ IngestOutcome IngestEvalFolders(ResultStore& store, RunInfo run, const std::vect
   std::vector<Diagnostic> problems;
   for (const std::string& folder : FindEvalFolders(paths)) {
     try {
-      evaluations.push_back(ReadEvalFolder(folder, thresholds));
+      for (Evaluation& e : ReadEvalFolder(folder, thresholds)) evaluations.push_back(std::move(e));
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }

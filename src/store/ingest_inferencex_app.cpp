@@ -326,7 +326,7 @@ std::vector<IngestBatch> ReadIngestBatches(const std::vector<std::string>& paths
   if (format == IngestFormat::kAuto || format == IngestFormat::kLmEval) {
     for (const std::string& folder : FindEvalFolders(paths)) {
       try {
-        local.evaluations.push_back(ReadEvalFolder(folder, options.eval_thresholds));
+        for (Evaluation& e : ReadEvalFolder(folder, options.eval_thresholds)) local.evaluations.push_back(std::move(e));
       } catch (const InputError& e) {
         problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
       }

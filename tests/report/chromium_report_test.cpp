@@ -11,6 +11,7 @@
 #include "core/subprocess.hpp"
 #include "report/report.hpp"
 #include "results/sample_points.hpp"
+#include "text_count.hpp"
 
 namespace infermark::results {
 namespace {
@@ -23,12 +24,6 @@ std::string FindChromium() {
     if (::access(path, X_OK) == 0) return path;
   }
   return "";
-}
-
-std::size_t Count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
 }
 
 TEST(ChromiumReport, RenderedDomHoldsChartsAndPoints) {
@@ -67,13 +62,13 @@ TEST(ChromiumReport, RenderedDomHoldsChartsAndPoints) {
                                       "file://" + (dir / "report.html").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string& dom = r.out;
-  EXPECT_EQ(Count(dom, "<svg id=\"chart-"), 2u) << dom.substr(0, 2000);
-  EXPECT_EQ(Count(dom, "class=\"pt measured"), 2u * static_cast<std::size_t>(measured));
-  EXPECT_EQ(Count(dom, "class=\"pt predicted"), 2u * static_cast<std::size_t>(predicted));
-  EXPECT_EQ(Count(dom, "class=\"legend-item\""), 4u);
-  EXPECT_EQ(Count(dom, "<path class=\"frontier"), 4u);
+  EXPECT_EQ(test::Occurrences(dom, "<svg id=\"chart-"), 2u) << dom.substr(0, 2000);
+  EXPECT_EQ(test::Occurrences(dom, "class=\"pt measured"), 2u * static_cast<std::size_t>(measured));
+  EXPECT_EQ(test::Occurrences(dom, "class=\"pt predicted"), 2u * static_cast<std::size_t>(predicted));
+  EXPECT_EQ(test::Occurrences(dom, "class=\"legend-item\""), 4u);
+  EXPECT_EQ(test::Occurrences(dom, "<path class=\"frontier"), 4u);
   EXPECT_NE(dom.find("de-scaled ×10"), std::string::npos);
-  EXPECT_EQ(Count(dom, "<tr class=\"measured"), static_cast<std::size_t>(measured));
+  EXPECT_EQ(test::Occurrences(dom, "<tr class=\"measured"), static_cast<std::size_t>(measured));
   fs::remove_all(dir);
 }
 

@@ -18,25 +18,10 @@
 #include "core/json_text.hpp"
 #include "matrix/generator.hpp"
 #include "matrix/matrix_row.hpp"
+#include "scratch_dir.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::test {
-
-/// A fresh folder under the system temp folder, removed at destruction.
-struct ScratchDir {
-  std::filesystem::path path;
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "infermark-runner-XXXXXX").string();
-    path = mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
 
 /// A port nothing listens on right now (the kernel's choice for an ephemeral bind).
 inline int FreePort() {
