@@ -332,6 +332,7 @@ ALTER TABLE points ADD COLUMN median_intvty_band_p10 REAL;
 ALTER TABLE points ADD COLUMN median_intvty_band_p90 REAL;
 ALTER TABLE points ADD COLUMN median_e2el_band_p10 REAL;
 ALTER TABLE points ADD COLUMN median_e2el_band_p90 REAL;
+)sql",
       // 12, measurement receipts (ReceiptsSchemaVersion): the receipt id of the bundle a point was
       // ingested from ('' for a point stored without one), so that `results verify` finds its
       // bundle and the API shows it.
@@ -646,6 +647,7 @@ ALTER TABLE points ADD COLUMN median_intvty_band_p10 DOUBLE PRECISION;
 ALTER TABLE points ADD COLUMN median_intvty_band_p90 DOUBLE PRECISION;
 ALTER TABLE points ADD COLUMN median_e2el_band_p10 DOUBLE PRECISION;
 ALTER TABLE points ADD COLUMN median_e2el_band_p90 DOUBLE PRECISION;
+)sql",
       // 12, measurement receipts (ReceiptsSchemaVersion): the receipt id of the bundle a point was
       // ingested from ('' for a point stored without one), so that `results verify` finds its
       // bundle and the API shows it.

@@ -132,12 +132,12 @@ TEST(ChromiumReport, TheDemosReportPairsItsSweepWithItsPredictionAndMarksTails) 
   const std::string dom = RenderedDom(dir, html, skip);
   if (!skip.empty()) GTEST_SKIP() << skip;
   // The sweep and its own prediction, side by side; the later prediction of other rows left out.
-  EXPECT_EQ(Count(dom, "class=\"pt measured"), 2u * 4u) << dom.substr(0, 2000);
-  EXPECT_EQ(Count(dom, "class=\"pt predicted"), 2u * 4u);
+  EXPECT_EQ(test::Occurrences(dom, "class=\"pt measured"), 2u * 4u) << dom.substr(0, 2000);
+  EXPECT_EQ(test::Occurrences(dom, "class=\"pt predicted"), 2u * 4u);
   EXPECT_EQ(dom.find("mi300x"), std::string::npos);
   // The tail the host moved is marked on its row; the INVALID point's verdict reads short, its
   // whole reason one click away.
-  EXPECT_EQ(Count(dom, "tails marked: p99_itl +7.20 %"), 1u);
+  EXPECT_EQ(test::Occurrences(dom, "tails marked: p99_itl +7.20 %"), 1u);
   EXPECT_NE(dom.find("<summary>INVALID: host error: median TTFT +3.21 %</summary>"), std::string::npos);
   EXPECT_NE(dom.find("engine passes late, p99 2.000 ms"), std::string::npos);
   fs::remove_all(dir);

@@ -128,10 +128,10 @@ TEST(Report, RepeatedPointsGetErrorBarsAndTheirFrontierABand) {
   for (auto& p : sample::SampleCurve(once, {1, 4, 16})) points.push_back(p);
   const std::string html = RenderReport({ReportRun{Summary(1, "sweep-1", points), points, {}}}, ReportOptions{});
   // Three repeated points on each of the two charts, each with a vertical and a horizontal bar.
-  EXPECT_EQ(Count(html, "class=\"error-bar y\""), 6u);
-  EXPECT_EQ(Count(html, "class=\"error-bar x\""), 6u);
+  EXPECT_EQ(test::Occurrences(html, "class=\"error-bar y\""), 6u);
+  EXPECT_EQ(test::Occurrences(html, "class=\"error-bar x\""), 6u);
   // One band per chart: the repeated series' (the h200 series was measured once).
-  EXPECT_EQ(Count(html, "class=\"frontier-band\""), 2u);
+  EXPECT_EQ(test::Occurrences(html, "class=\"frontier-band\""), 2u);
   EXPECT_NE(html.find("median of 3 repeats, [95 % interval of the median]"), std::string::npos);
   // The hover title gives the interval of tok/s/GPU: three repeats, [min, max].
   const double tput = sample::SamplePoint({}, 4).agg["tput_per_gpu"].get<double>();
