@@ -676,7 +676,8 @@ VerifiedBundle ReadBundle(const std::string& dir, const BundleCheck& check) {
   }
   CompareLists(ReceiptMember(receipt, "points"), described.points_json, "points", {"result", "key"}, receipt_path,
                problems);
-  CompareLists(ReceiptMember(receipt, "evals"), described.evals_json, "evals", {"folder"}, receipt_path, problems);
+  CompareLists(ReceiptMember(receipt, "evals"), described.evals_json, "evals", {"folder", "key"}, receipt_path,
+               problems);
   CompareLists(ReceiptMember(receipt, "rows"), described.rows_json, "rows", {"row"}, receipt_path, problems);
   VerifiedBundle bundle;
   bundle.issuer = IssuerFromJson(ReceiptMember(receipt, "issuer"), receipt_path, problems);
