@@ -9,12 +9,6 @@
 namespace infermark::results {
 namespace {
 
-std::string Percent(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%+.1f%%", fraction * 100);
-  return text;
-}
-
 // The test that fits the evidence, as a ratio candidate / baseline, and which one it was.
 std::optional<RatioTest> ChooseTest(const ChangeSample& b, const ChangeSample& c, const std::vector<double>& history,
                                     const ChangeRules& rules, ChangeEvidence& out) {
@@ -60,13 +54,19 @@ ChangeStatus Classify(const ChangeEvidence& e, double p, const ChangeRules& rule
   return ChangeStatus::kInconclusive;
 }
 
-std::string PValue(double p) {
+}  // namespace
+
+std::string FormatChange(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.1f%%", fraction * 100);
+  return text;
+}
+
+std::string FormatPValue(double p) {
   char text[32];
   std::snprintf(text, sizeof text, p < 0.001 ? "%.1e" : "%.3f", p);
   return text;
 }
-
-}  // namespace
 
 const char* ChangeStatusName(ChangeStatus status) {
   switch (status) {
@@ -87,11 +87,12 @@ std::string ChangeEvidence::Describe() const {
   if (!p_value) {
     out = "no noise estimate";
   } else {
-    out = test + " p=" + PValue(*p_value);
-    if (family > 1 && p_adjusted) out += " (adjusted " + PValue(*p_adjusted) + " of " + std::to_string(family) + ")";
+    out = test + " p=" + FormatPValue(*p_value);
+    if (family > 1 && p_adjusted)
+      out += " (adjusted " + FormatPValue(*p_adjusted) + " of " + std::to_string(family) + ")";
   }
-  out += ", " + Percent(change);
-  if (low && high) out += " [" + Percent(*low) + ", " + Percent(*high) + "]";
+  out += ", " + FormatChange(change);
+  if (low && high) out += " [" + FormatChange(*low) + ", " + FormatChange(*high) + "]";
   out += ", repeats " + std::to_string(baseline_repeats) + "/" + std::to_string(candidate_repeats);
   if (history > 0) out += ", history " + std::to_string(history);
   return out;

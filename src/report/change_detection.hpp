@@ -77,6 +77,12 @@ struct ChangeEvidence {
   [[nodiscard]] std::string Describe() const;
 };
 
+/// A relative change as text: `+9.8%` (signed, one decimal).
+std::string FormatChange(double fraction);
+
+/// A p-value as text: three decimals, or `1.2e-05` below 0.001.
+std::string FormatPValue(double p);
+
 /// Judges `candidate` against `baseline` for a figure where more is better or worse (see the file
 /// comment for the test chosen). `history` is the series' values in the runs before the baseline,
 /// oldest first (used only when neither side has repeats).

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "report/markdown_cell.hpp"
+
 namespace infermark::results {
 namespace {
 
@@ -15,28 +17,16 @@ std::string Number(double v, const std::string& unit) {
   return text;
 }
 
-std::string Percent(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%+.1f%%", fraction * 100);
-  return text;
-}
-
 std::string Interval(const ChangeEvidence& e) {
   if (!e.low || !e.high) return "–";
-  return Percent(*e.low) + " … " + Percent(*e.high);
-}
-
-std::string PValue(double p) {
-  char text[32];
-  std::snprintf(text, sizeof text, p < 0.001 ? "%.1e" : "%.3f", p);
-  return text;
+  return FormatChange(*e.low) + " … " + FormatChange(*e.high);
 }
 
 // The test's p-value, and the adjusted one it was judged by when the comparison's tests share alpha.
 std::string PValue(const ChangeEvidence& e) {
   if (!e.p_value) return "–";
-  std::string text = PValue(*e.p_value);
-  if (e.family > 1 && e.p_adjusted) text += " (adj. " + PValue(*e.p_adjusted) + ")";
+  std::string text = FormatPValue(*e.p_value);
+  if (e.family > 1 && e.p_adjusted) text += " (adj. " + FormatPValue(*e.p_adjusted) + ")";
   return text;
 }
 
@@ -53,12 +43,6 @@ std::string Why(const ChangeEvidence& e) {
 }
 
 // Markdown table cells may not hold a bar.
-std::string Cell(std::string text) {
-  for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2))
-    text.replace(at, 1, "\\|");
-  return text;
-}
-
 struct Row {
   std::string what;
   std::string metric;
@@ -77,9 +61,9 @@ std::string ChangeTable(const std::vector<Row>& rows, bool inconclusive) {
   for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
     const Row& r = rows[i];
     const ChangeEvidence& e = *r.evidence;
-    out += "| " + Cell(r.what) + " | " + r.metric + " | " + Number(r.baseline, r.unit) + " | " +
+    out += "| " + MarkdownCell(r.what) + " | " + r.metric + " | " + Number(r.baseline, r.unit) + " | " +
            Number(r.candidate, r.unit) + " | " + (e.status == ChangeStatus::kRegression ? "**" : "") +
-           Percent(e.change) + (e.status == ChangeStatus::kRegression ? "**" : "") + " | " + Interval(e) + " | ";
+           FormatChange(e.change) + (e.status == ChangeStatus::kRegression ? "**" : "") + " | " + Interval(e) + " | ";
     out +=
         inconclusive ? Repeats(e) + " | " + Why(e) + " |\n" : e.test + " | " + PValue(e) + " | " + Repeats(e) + " |\n";
   }
@@ -125,7 +109,7 @@ std::string ComparisonMarkdown(const Comparison& c, const EvaluationComparison& 
   const int regressions = c.point_regressions + c.frontier_regressions;
 
   std::string out = "## infermark: performance comparison\n\n";
-  out += "**Baseline:** " + Cell(runs.baseline) + "  \n**Candidate:** " + Cell(runs.candidate) + "\n\n";
+  out += "**Baseline:** " + MarkdownCell(runs.baseline) + "  \n**Candidate:** " + MarkdownCell(runs.candidate) + "\n\n";
   if (regressions + failed_evals > 0) {
     out += ":x: **" + std::to_string(c.point_regressions) + " point(s) and " + std::to_string(c.frontier_regressions) +
            " frontier sample(s) regressed significantly; " + std::to_string(failed_evals) +
@@ -172,9 +156,9 @@ std::string ComparisonMarkdown(const Comparison& c, const EvaluationComparison& 
           ++left_out;
           continue;
         }
-        out += "| " + Cell(series.first) + " | " + Cell(series.second) + " | " + Number(s->interactivity, "") + " | " +
-               Number(s->baseline, "") + " | " + Number(s->candidate, "") + " | " + Percent(s->change) + " | " +
-               ChangeStatusName(s->evidence.status) + " |\n";
+        out += "| " + MarkdownCell(series.first) + " | " + MarkdownCell(series.second) + " | " +
+               Number(s->interactivity, "") + " | " + Number(s->baseline, "") + " | " + Number(s->candidate, "") +
+               " | " + FormatChange(s->change) + " | " + ChangeStatusName(s->evidence.status) + " |\n";
       }
     }
     if (left_out > 0) out += "\n_" + std::to_string(left_out) + " more not shown._\n";
@@ -188,8 +172,8 @@ std::string ComparisonMarkdown(const Comparison& c, const EvaluationComparison& 
     out += "| configuration / task | baseline | candidate | why |\n|---|---|---|---|\n";
     for (const EvaluationChange& e : evaluations.changes) {
       if (!e.regression) continue;
-      out += "| " + Cell(e.key) + " | " + (e.baseline ? ScoreText(*e.baseline) : "–") + " | " +
-             (e.candidate ? ScoreText(*e.candidate) : "–") + " | " + Cell(e.note) + " |\n";
+      out += "| " + MarkdownCell(e.key) + " | " + (e.baseline ? ScoreText(*e.baseline) : "–") + " | " +
+             (e.candidate ? ScoreText(*e.candidate) : "–") + " | " + MarkdownCell(e.note) + " |\n";
     }
   }
   return out;

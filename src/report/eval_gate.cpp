@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "report/markdown_cell.hpp"
+
 namespace infermark::results {
 namespace {
 
@@ -25,14 +27,6 @@ bool Expects(const ExpectedEval& row, const std::string& result_filename) {
 }
 
 // Markdown table cells hold no pipes or line breaks.
-std::string MarkdownCell(std::string text) {
-  for (char& c : text) {
-    if (c == '|') c = '/';
-    if (c == '\n') c = ' ';
-  }
-  return text;
-}
-
 }  // namespace
 
 GateResult JudgeEvalGate(const std::vector<Evaluation>& evaluations, const EvalThresholds& thresholds,

@@ -12,7 +12,7 @@
 namespace infermark::metrics {
 namespace {
 
-constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kOneMsNs = 1'000'000;
 
 // One successful request of `chunks` chunks, `gap` apart after a first chunk `ttft` after its
 // arrival in the model; `scale` modelled ns per real ns. Its measured times equal the model's
@@ -58,7 +58,7 @@ HostError ErrorOf(const std::vector<RequestRecord>& records, double scale = 1.0,
 TEST(HostError, ACleanRunHasNone) {
   std::vector<RequestRecord> records;
   for (std::size_t i = 0; i < 6; ++i)
-    records.push_back(Request(i, static_cast<std::int64_t>(i) * 40 * kMs, 30 * kMs, 10 * kMs, 8));
+    records.push_back(Request(i, static_cast<std::int64_t>(i) * 40 * kOneMsNs, 30 * kOneMsNs, 10 * kOneMsNs, 8));
   const HostError h = ErrorOf(records, 1.0, 8);
   EXPECT_EQ(h.kind, HostErrorKind::kExact);
   EXPECT_EQ(h.exact_requests, 6u);
@@ -74,9 +74,9 @@ TEST(HostError, ALatePassMovesWhatItTouchedAndNothingElse) {
   // says when they were due. Its TTFT did not move; its E2EL, the ITL tail and throughput did.
   std::vector<RequestRecord> clean, stalled;
   for (std::size_t i = 0; i < 4; ++i) {
-    const std::int64_t sent = static_cast<std::int64_t>(i) * 5 * kMs;
-    clean.push_back(Request(i, sent, 30 * kMs, 10 * kMs, 20));
-    stalled.push_back(Request(i, sent, 30 * kMs, 10 * kMs, 20, 1.0, i == 2 ? 100 * kMs : 0, 4));
+    const std::int64_t sent = static_cast<std::int64_t>(i) * 5 * kOneMsNs;
+    clean.push_back(Request(i, sent, 30 * kOneMsNs, 10 * kOneMsNs, 20));
+    stalled.push_back(Request(i, sent, 30 * kOneMsNs, 10 * kOneMsNs, 20, 1.0, i == 2 ? 100 * kOneMsNs : 0, 4));
   }
   const HostError h = ErrorOf(stalled);
   const double clean_duration = static_cast<double>(*clean[3].done_ns) / 1e9;
@@ -107,8 +107,8 @@ TEST(HostError, ALateRefillIsTheClientsAndDelaysNothingAfterItIdeally) {
   std::int64_t t = 0;
   for (std::size_t i = 0; i < 5; ++i) {
     const std::int64_t intended = t;
-    const std::int64_t sent = t + (i == 2 ? 50 * kMs : 0);
-    RequestRecord r = Request(i, sent, 20 * kMs, 5 * kMs, 10);
+    const std::int64_t sent = t + (i == 2 ? 50 * kOneMsNs : 0);
+    RequestRecord r = Request(i, sent, 20 * kOneMsNs, 5 * kOneMsNs, 10);
     r.intended_ns = intended;
     if (i > 0) r.freed_by = i - 1;
     t = *r.done_ns;
@@ -129,10 +129,10 @@ TEST(HostError, AScaledEngineIsMeasuredOnItsDeScaledModelClock) {
   // 1 ms host error in real time whatever the scale.
   std::vector<RequestRecord> records;
   for (std::size_t i = 0; i < 3; ++i) {
-    RequestRecord r = Request(i, static_cast<std::int64_t>(i) * 100 * kMs, 10 * kMs, 2 * kMs, 6, 10.0);
+    RequestRecord r = Request(i, static_cast<std::int64_t>(i) * 100 * kOneMsNs, 10 * kOneMsNs, 2 * kOneMsNs, 6, 10.0);
     records.push_back(r);
   }
-  for (auto& c : records[1].chunk_ns) c += kMs;
+  for (auto& c : records[1].chunk_ns) c += kOneMsNs;
   records[1].first_chunk_ns = records[1].chunk_ns.front();
   records[1].end_ns = records[1].chunk_ns.back();
   records[1].done_ns = records[1].end_ns;
@@ -147,8 +147,8 @@ TEST(HostError, WithoutAModelClockOnlyTheClientsShareIsKnown) {
   std::vector<RequestRecord> records;
   std::int64_t t = 0;
   for (std::size_t i = 0; i < 4; ++i) {
-    const std::int64_t sent = t + (i == 1 ? 20 * kMs : 0);
-    RequestRecord r = Request(i, sent, 20 * kMs, 5 * kMs, 10, 1.0, i == 3 ? 30 * kMs : 0, 2);
+    const std::int64_t sent = t + (i == 1 ? 20 * kOneMsNs : 0);
+    RequestRecord r = Request(i, sent, 20 * kOneMsNs, 5 * kOneMsNs, 10, 1.0, i == 3 ? 30 * kOneMsNs : 0, 2);
     r.intended_ns = t;
     if (i > 0) r.freed_by = i - 1;
     r.model_arrival_ns.reset();

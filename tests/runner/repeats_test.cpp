@@ -21,11 +21,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-matrix::MatrixRow FoundingRow(std::int64_t conc) {
+matrix::MatrixRow RepeatsFoundingRow(std::int64_t conc) {
   return test::Typed(test::FoundingRow(conc, "1k1k", 8));
 }
 
-SiteConfig Site(const std::string& result_dir, const std::string& defaults = "") {
+SiteConfig RepeatsSite(const std::string& result_dir, const std::string& defaults = "") {
   std::vector<Diagnostic> problems;
   SiteConfig site =
       ReadSiteConfig(ParseYaml("defaults: {result-dir: '" + result_dir + "', runner-name: r_00" + defaults +
@@ -49,7 +49,7 @@ TEST(RepeatPlan, TheClientRunsTheRepeatsAgainstOneServerByDefault) {
   po.infermark = "/bin/infermark";
   po.host_retries = 2;
   // The site's default…
-  const RowPlan plan = PlanRow(FoundingRow(4), Site("/r", ", repeats: 3"), po);
+  const RowPlan plan = PlanRow(RepeatsFoundingRow(4), RepeatsSite("/r", ", repeats: 3"), po);
   EXPECT_EQ(plan.repeats, 3);
   EXPECT_FALSE(plan.repeat_fresh_server);
   ASSERT_TRUE(plan.client);
@@ -58,12 +58,12 @@ TEST(RepeatPlan, TheClientRunsTheRepeatsAgainstOneServerByDefault) {
   // …the flag wins; a fresh server per repeat leaves the client measuring once.
   po.repeats = 5;
   po.repeat_fresh_server = true;
-  const RowPlan fresh = PlanRow(FoundingRow(4), Site("/r", ", repeats: 3"), po);
+  const RowPlan fresh = PlanRow(RepeatsFoundingRow(4), RepeatsSite("/r", ", repeats: 3"), po);
   EXPECT_EQ(fresh.repeats, 5);
   EXPECT_TRUE(fresh.repeat_fresh_server);
   EXPECT_EQ(After(fresh.client->argv, "--repeats"), "");
   // Measured once: nothing added.
-  const RowPlan once = PlanRow(FoundingRow(4), Site("/r"), PlanOptions{});
+  const RowPlan once = PlanRow(RepeatsFoundingRow(4), RepeatsSite("/r"), PlanOptions{});
   EXPECT_EQ(once.repeats, 1);
   EXPECT_EQ(After(once.client->argv, "--repeats"), "");
   // A site asking for no measurement at all is refused with its place.
@@ -123,7 +123,7 @@ struct FakeRows {
 
 TEST(RepeatSweep, FreshServerRepeatsAreKeptAndCombined) {
   test::ScratchDir dir;
-  const SiteConfig site = Site(dir.path.string());
+  const SiteConfig site = RepeatsSite(dir.path.string());
   auto fake = std::make_shared<FakeRows>();
   fake->tput = {1000, 1100, 900, 1050};
   fake->spoiled = {1};  // the second call (repeat 2's first attempt) is the host's fault
@@ -133,13 +133,13 @@ TEST(RepeatSweep, FreshServerRepeatsAreKeptAndCombined) {
   settings.host_retries = 1;
   settings.progress = nullptr;
   settings.executor = [fake](const RowPlan& plan, const RowLimits& limits) { return (*fake)(plan, limits); };
-  const SweepSummary s = RunSweep({FoundingRow(4)}, site, settings);
+  const SweepSummary s = RunSweep({RepeatsFoundingRow(4)}, site, settings);
   ASSERT_EQ(s.rows.size(), 1u);
   EXPECT_EQ(s.rows[0].outcome.status, RowStatus::kDone) << s.rows[0].outcome.reason;
   EXPECT_EQ(fake->calls, 4);  // three repeats, one of them measured again
   ASSERT_EQ(s.rows[0].outcome.earlier_attempts.size(), 1u);
   EXPECT_NE(s.rows[0].outcome.earlier_attempts[0].find("repeat 2: "), std::string::npos);
-  const RowPlan plan = PlanRow(FoundingRow(4), site, settings.plan);
+  const RowPlan plan = PlanRow(RepeatsFoundingRow(4), site, settings.plan);
   const Json combined = Json::parse(ReadFile(plan.result_path));
   const Json& block = combined["infermark"]["repeats"];
   EXPECT_EQ(block["server"], "fresh");
@@ -153,14 +153,14 @@ TEST(RepeatSweep, FreshServerRepeatsAreKeptAndCombined) {
   EXPECT_TRUE(
       fs::exists(fs::path(plan.result_dir) / metrics::RepeatAttemptFileName(plan.result_filename + ".json", 2, 1)));
   // Complete: a sweep started again skips it.
-  const SweepSummary again = RunSweep({FoundingRow(4)}, site, settings);
+  const SweepSummary again = RunSweep({RepeatsFoundingRow(4)}, site, settings);
   EXPECT_EQ(again.skipped, 1);
   EXPECT_EQ(fake->calls, 4);
 }
 
 TEST(RepeatSweep, AnInvalidRepeatMakesTheRowInvalidWithItsReasons) {
   test::ScratchDir dir;
-  const SiteConfig site = Site(dir.path.string());
+  const SiteConfig site = RepeatsSite(dir.path.string());
   auto fake = std::make_shared<FakeRows>();
   fake->tput = {1000};
   fake->spoiled = {2};  // no host retries: repeat 3 stays INVALID
@@ -169,7 +169,7 @@ TEST(RepeatSweep, AnInvalidRepeatMakesTheRowInvalidWithItsReasons) {
   settings.plan.repeat_fresh_server = true;
   settings.progress = nullptr;
   settings.executor = [fake](const RowPlan& plan, const RowLimits& limits) { return (*fake)(plan, limits); };
-  const SweepSummary s = RunSweep({FoundingRow(4)}, site, settings);
+  const SweepSummary s = RunSweep({RepeatsFoundingRow(4)}, site, settings);
   ASSERT_EQ(s.rows.size(), 1u);
   EXPECT_EQ(s.rows[0].outcome.status, RowStatus::kInvalid);
   EXPECT_NE(s.rows[0].outcome.reason.find("repeat 3 of 3: host error: median TTFT"), std::string::npos)
