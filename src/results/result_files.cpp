@@ -291,6 +291,8 @@ std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths
         if (IsEvalFolder(it->path().parent_path().string())) continue;
         if (IsAgenticArtifact(it->path())) continue;
         if (name.size() > 9 && name.compare(name.size() - 9, 9, ".row.json") == 0) continue;  // sweep's row record
+        // An attempt the host spoiled, kept in its row's log folder: the row's point is the last attempt's.
+        if (name.rfind("attempt-", 0) == 0 && it->path().parent_path().parent_path().filename() == "logs") continue;
         if (name.rfind("agg_", 0) == 0 && fs::is_regular_file(it->path().parent_path() / name.substr(4), ec)) continue;
         found.push_back(it->path().string());
       }
