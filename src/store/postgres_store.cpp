@@ -11,6 +11,7 @@
 #include "core/diagnostic.hpp"
 #include "store/evaluation_rows.hpp"
 #include "store/postgres_db.hpp"
+#include "store/sql_session.hpp"
 #include "store/store_rows.hpp"
 #include "store/store_schema.hpp"
 
@@ -136,6 +137,9 @@ class PostgresStore final : public ResultStore {
   int SchemaVersion() override {
     return Reading([&] { return ReadPostgresSchemaVersion(db_); });
   }
+
+ protected:
+  SqlSession& Session() override { return *session_; }
 
  private:
   // `read()`, once more on a new connection when the connection was lost.
@@ -300,6 +304,7 @@ class PostgresStore final : public ResultStore {
 
   PgConnection db_;
   int schema_version_ = 0;  // as migrated at open
+  std::unique_ptr<SqlSession> session_ = PostgresSession(db_);
 };
 
 }  // namespace
