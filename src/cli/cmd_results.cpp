@@ -16,6 +16,7 @@
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "core/host.hpp"
+#include "core/sha256.hpp"
 #include "core/version.hpp"
 #include "eval/task_data.hpp"
 #include "power/agentic_power.hpp"
@@ -30,6 +31,7 @@
 #include "results/eval_thresholds.hpp"
 #include "results/process_result.hpp"
 #include "results/result_files.hpp"
+#include "runner/attempt_record.hpp"
 #include "store/ingest.hpp"
 #include "store/ingest_inferencex_app.hpp"
 #include "store/result_store.hpp"
@@ -400,12 +402,26 @@ int RunIngest(IngestCommand& cmd) {
   run.recipe = cmd.config_key;
   // Every file is read before the store is even opened: a bad file leaves no trace. InferenceX-app
   // rows come as one batch per workflow run, everything else as one batch under `run`.
-  std::vector<results::IngestBatch> batches =
-      results::ReadIngestBatches(cmd.paths, results::ParseIngestFormat(cmd.format), options, run);
+  // A sweep folder's row states: every attempt at its rows, stored with its points' run (a folder of
+  // failed rows alone has attempts and no result file).
+  const std::vector<results::RowAttempt> attempts = runner::AttemptsFromRowStates(cmd.paths);
+  std::vector<results::IngestBatch> batches;
+  try {
+    batches = results::ReadIngestBatches(cmd.paths, results::ParseIngestFormat(cmd.format), options, run);
+  } catch (const InputError& e) {
+    const bool nothing_else = e.diagnostics().size() == 1 && e.diagnostics().front().mark.file.empty();
+    if (attempts.empty() || !nothing_else) throw;
+    batches.push_back(results::IngestBatch{run, {}, {}, {}, {}});
+    if (run.run_key.empty()) {
+      std::string keys;
+      for (const results::RowAttempt& a : attempts) keys += a.AttemptKey() + "\n";
+      batches.back().run.run_key = "ingest-" + Sha256Hex(keys).substr(0, 12);
+    }
+  }
   auto store = results::OpenStoreUrl(cmd.db);
   for (results::IngestBatch& batch : batches) {
     if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points, batch.evaluations);
-    if (!batch.points.empty() || batch.evaluations.empty()) {
+    if (!batch.points.empty() || (batch.evaluations.empty() && attempts.empty())) {
       const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
       std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
                 << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
@@ -416,6 +432,17 @@ int RunIngest(IngestCommand& cmd) {
       std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
                 << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
                 << " evaluation(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
+    }
+    const auto [details, samples] = results::StoreBatchDetails(*store, batch);
+    if (details + samples > 0) {
+      std::cout << "run " << batch.run.run_key << ": details of " << details << " point(s), samples of " << samples
+                << " evaluation(s)\n";
+    }
+    if (&batch == &batches.front() && !attempts.empty()) {
+      const results::IngestOutcome outcome = store->IngestAttempts(batch.run, attempts);
+      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+                << outcome.updated << " updated (" << attempts.size() << " row attempt(s)) into "
+                << results::DisplayStoreUrl(cmd.db) << '\n';
     }
   }
   return kExitOk;

@@ -86,6 +86,10 @@ std::vector<std::string> BenchServeArgv(const std::string& infermark, const load
     argv.push_back("--tokenizer");
     argv.push_back(c.tokenizer);
   }
+  if (!c.timeline_path.empty()) {
+    argv.push_back("--save-timeline");
+    argv.push_back(c.timeline_path);
+  }
   return argv;
 }
 

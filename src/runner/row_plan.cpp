@@ -12,6 +12,7 @@
 #include "core/diagnostic.hpp"
 #include "gpu/nvml.hpp"
 #include "matrix/result_filename.hpp"
+#include "results/point_details.hpp"
 #include "runner/cpu_split.hpp"
 #include "runner/row_agentic_client.hpp"
 #include "runner/row_client.hpp"
@@ -113,6 +114,8 @@ void PlanMultiNode(RowPlan& plan, const matrix::MatrixRow& row, const SiteConfig
       one.conc = {conc};
       p.client_config = RowClientConfig(one, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc, plan.result_dir,
                                         p.result_filename, tokenizer);
+      p.client_config->timeline_path =
+          (fs::path(plan.log_dir) / ("requests_conc" + std::to_string(conc) + ".timeline.jsonl")).string();
       SpawnSpec client;
       client.argv = BenchServeArgv(options.infermark.empty() ? SelfExecutable() : options.infermark, *p.client_config);
       client.log_path = (fs::path(plan.log_dir) / ("client_conc" + std::to_string(conc) + ".log")).string();
@@ -384,6 +387,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     plan.client_config = RowClientConfig(row, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc,
                                          plan.result_dir, plan.result_filename, tokenizer);
     if (split && target.kind == TargetKind::kEngine) plan.client_config->cpus = split->client;
+    plan.client_config->timeline_path = (fs::path(plan.log_dir) / results::kRequestTimelineFile).string();
     SpawnSpec client;
     client.argv = BenchServeArgv(infermark, *plan.client_config);
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();

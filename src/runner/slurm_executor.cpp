@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/clock.hpp"
 #include "core/file_io.hpp"
 #include "core/subprocess.hpp"
 #include "runner/readiness.hpp"
@@ -37,6 +38,7 @@ struct Job {
   std::string id;
   std::string state;
   bool ended = false;
+  std::string submitted_at;  // when sbatch took it (the attempt's start, queueing included)
 };
 
 std::string JobState(const SlurmSettings& s, const std::string& id) {
@@ -137,11 +139,15 @@ SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const Sit
     if (r.exit_code != 0) {
       outcomes[i].status = RowStatus::kFailed;
       outcomes[i].reason = "sbatch failed: " + r.err.substr(0, r.err.find('\n'));
+      outcomes[i].attempts.push_back(
+          RecordAttempt(settings.attempts, settings.progress, rows[i], plan,
+                        {.started_at = IsoUtcNow(), .status = RowStatus::kFailed, .reason = outcomes[i].reason}));
       WriteRowState(plan, rows[i], outcomes[i]);
       continue;
     }
     Job job;
     job.row = i;
+    job.submitted_at = IsoUtcNow();
     job.id = r.out.substr(0, r.out.find_first_of(";\n"));
     jobs.push_back(job);
     submitted[i] = true;
@@ -194,6 +200,10 @@ SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const Sit
       out.reason = "slurm job " + j.id + " ended " + (j.state.empty() ? "?" : j.state) + " without a row state";
       const std::string tail = LogTail(slurm_log, 3);
       if (!tail.empty()) out.reason += "; job output ends: " + tail;
+      // The job never recorded its attempt: the submitter does, with the job's output as its log.
+      const AttemptEnd end{
+          .started_at = j.submitted_at, .status = out.status, .reason = out.reason, .client_log = slurm_log};
+      out.attempts.push_back(RecordAttempt(settings.attempts, settings.progress, rows[j.row], plan, end));
       WriteRowState(plan, rows[j.row], out);
     }
   }
