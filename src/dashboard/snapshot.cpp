@@ -118,6 +118,7 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
   }
   const results::Provenance& v = point.provenance;
   d.provenance = {v.image, v.engine_flags, v.host, v.infermark_version, v.time_scale, point.ingested_at, run.source};
+  d.latency = LatencyFiguresOf(point);
   return d;
 }
 
@@ -176,6 +177,7 @@ Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind
   for (const DashboardPoint& p : snapshot.points) {
     for (std::int64_t id : p.evaluation_ids) snapshot.evaluations[evaluation_at.at(id)].point_ids.push_back(p.id);
   }
+  LoadAttempts(snapshot, store, points);
   return snapshot;
 }
 
