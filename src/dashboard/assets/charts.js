@@ -2,9 +2,10 @@
 // deployment, measured points as circles and predicted ones as triangles, points their run judged
 // INVALID faded and ringed in red (as the report draws them; the API keeps them off frontiers),
 // each series' Pareto frontier as a line, a shared legend that hides series, and hover details in
-// a DOM tooltip.
+// a DOM tooltip. A point whose charted statistic (at the chosen percentile) carries a host-error mark
+// is drawn hollow; clicking a point opens its page.
 
-import { colourMap, esc, isPredicted, X_AXES, yMetric } from './format.js';
+import { colourMap, esc, isPredicted, xAxesFor, yMetric } from './format.js';
 import { pointDetails } from './tooltip.js';
 
 const charts = {};
@@ -79,13 +80,26 @@ function makeChart(name, canvas) {
         subtitle: { display: false, text: '' },
         tooltip: { enabled: false, external: (context) => showTooltip(context, chart.$yKey) },
       },
+      onClick: (event, elements) => {
+        const hit = elements.find((e) => chart.data.datasets[e.datasetIndex].data[e.index].p);
+        if (!hit) return;
+        const p = chart.data.datasets[hit.datasetIndex].data[hit.index].p;
+        const token = new URLSearchParams(window.location.search).get('token');
+        window.location.href = `point/${p.id}${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+      },
     },
   });
   charts[name] = chart;
   return chart;
 }
 
-function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly) {
+/// Whether a point's statistic `keys` (result keys, e.g. p99_ttft_ms) carries a host-error mark.
+export function hostErrorMarked(p, keys) {
+  const marks = p.host_error_marks;
+  return Array.isArray(marks) && marks.some((m) => m && keys.includes(m.key));
+}
+
+function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly, markKeys) {
   const bySeries = new Map();
   const onFrontier = new Set();
   for (const s of frontier) for (const f of s.points) onFrontier.add(f.id);
@@ -103,17 +117,19 @@ function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly
     data.sort((a, b) => a.x - b.x);
     const predicted = data[0].p.kind === 'predicted';
     const fill = predicted ? '#fff' : colour(series);
-    // Per point: an INVALID one is faded and ringed in red, whatever its series.
+    // Per point: an INVALID one is faded and ringed in red, whatever its series; one whose charted
+    // statistic the host moved beyond tolerance is hollow.
     const invalid = data.map((d) => d.p.valid === false);
+    const hollow = data.map((d) => hostErrorMarked(d.p, markKeys));
     sets.push({
       label: series,
       data,
       hidden: hidden.includes(series),
       backgroundColor: fill,
       borderColor: colour(series),
-      pointBackgroundColor: invalid.map((bad) => (bad ? faded(colour(series), 0.25) : fill)),
+      pointBackgroundColor: invalid.map((bad, i) => (bad ? faded(colour(series), 0.25) : hollow[i] ? '#fff' : fill)),
       pointBorderColor: invalid.map((bad) => (bad ? INVALID_RING : colour(series))),
-      pointBorderWidth: invalid.map((bad) => (bad ? 2 : predicted ? 1.5 : 1)),
+      pointBorderWidth: invalid.map((bad, i) => (bad || hollow[i] ? 2 : predicted ? 1.5 : 1)),
       pointStyle: predicted ? 'triangle' : 'circle',
       pointRadius: invalid.map((bad) => (bad ? 6 : predicted ? 5 : 4)),
       pointHoverRadius: 7,
@@ -156,15 +172,18 @@ export function renderCharts(points, frontiers, state) {
   const names = points.map((p) => p.series);
   const colour = colourMap(names);
   const agenticOnly = points.length > 0 && points.every((p) => p.agentic);
-  for (const [name, axis] of Object.entries(X_AXES)) {
+  for (const [name, axis] of Object.entries(xAxesFor(state))) {
     const chart = charts[name] || makeChart(name, document.getElementById(`chart-${name}`));
     chart.$yKey = y.key;
-    chart.data.datasets = datasetsFor(points, frontiers[name] || [], axis.key, y.key, colour, state.hide, state.optimal);
-    // Agentic points alone: their interactivity is the P50 E2E-normalized one.
-    const xLabel = agenticOnly && name === 'intvty' ? 'P50 E2E-normalized interactivity' : axis.label;
+    chart.data.datasets = datasetsFor(points, frontiers[name] || [], axis.key, y.key, colour, state.hide, state.optimal,
+      axis.marks);
+    // Agentic points alone: their interactivity is the E2E-normalized one.
+    const xLabel = agenticOnly && axis.key.endsWith('interactivity')
+      ? `${state.pct === 'median' ? 'P50' : state.pct.toUpperCase()} E2E-normalized interactivity` : axis.label;
     chart.options.scales.x.title.text = `${xLabel} (${axis.unit})`;
     chart.options.scales.y.title.text = `${y.label} (${y.unit})`;
-    const title = `${y.label} vs ${axis.label.toLowerCase()}`;
+    // "vs interactivity", "vs median end-to-end latency", but "vs P99 time to first token".
+    const title = `${y.label} vs ${/^P\d/.test(axis.label) ? axis.label : axis.label.toLowerCase()}`;
     chart.options.plugins.title.text = title;
     chart.options.plugins.subtitle.text = filterSummary(state);
     document.getElementById(`title-${name}`).textContent = title;
