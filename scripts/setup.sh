@@ -55,6 +55,8 @@ npm_install "tokenizer fixtures" tools/tokenizers
 # The dashboard page's chart library (embedded into the binary at build time) and the browser
 # tests' driver for Debian's Chromium.
 npm_install "dashboard packages" tools/dashboard
+# The API's and the MCP server's contract tests: an OpenAPI validator, ajv, the official MCP client.
+npm_install "API test packages" tools/api-tests
 
 # A one-node Slurm cluster for the Slurm executor's tests (munge key, slurm.conf, daemons), as root.
 # The multi-node tests' two-node cluster (scripts/slurm-test-cluster.sh) is started and stopped by
