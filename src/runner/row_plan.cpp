@@ -378,7 +378,8 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
         options.agentic_duration_s.value_or(site.defaults.agentic_duration_s));
     SpawnSpec client;
     client.argv = BenchAgenticArgv(infermark, *plan.agentic_config, plan.result_dir, plan.result_filename,
-                                   (fs::path(plan.log_dir) / "aiperf_artifacts").string());
+                                   (fs::path(plan.log_dir) / "aiperf_artifacts").string(),
+                                   (fs::path(plan.log_dir) / results::kRequestTimelineFile).string());
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();
     client.cwd = plan.result_dir;
     client.env = plan.env;  // the aggregate's identity (hw, conc, offload…) comes from the row's contract

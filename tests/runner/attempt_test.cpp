@@ -5,6 +5,7 @@
 // ingest` of the folder stores them again as the same rows.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 
 #include "core/diagnostic.hpp"
@@ -164,6 +165,58 @@ TEST(Attempts, ASweepStoresEveryAttemptAndItsRowStatesListThem) {
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("0 added, 5 updated"), std::string::npos) << again.out;
   EXPECT_EQ(results::OpenStoreUrl(s.db)->Attempts().size(), 5u);
+}
+
+TEST(Attempts, ARowOnTheBuiltinEngineKeepsItsTimelineLogsAndTelemetryWithItsPoint) {
+  // The scripted NVML (two GPUs) stands in for a GPU: the runner samples it for the row.
+  setenv("INFERMARK_NVML_LIBRARY", INFERMARK_FAKE_NVML, 1);
+  test::ScratchDir dir;
+  const std::string db = dir / "store.db";
+  const ProcessResult r = test::RunInfermark({"sweep",
+                                              "minimaxm3-fp4-mi355x-vllm",
+                                              "--site",
+                                              test::SourcePath("infermark.yaml"),
+                                              "--seq-lens",
+                                              "1k1k",
+                                              "--tp",
+                                              "8",
+                                              "--conc",
+                                              "2",
+                                              "--time-scale",
+                                              "200",
+                                              "--prompts-per-conc",
+                                              "2",
+                                              "--warmups-per-conc",
+                                              "1",
+                                              "--result-dir",
+                                              dir / "results",
+                                              "--database",
+                                              db,
+                                              "--port",
+                                              std::to_string(test::FreePort()),
+                                              "--gpu-telemetry"},
+                                             test::SourcePath(""));
+  unsetenv("INFERMARK_NVML_LIBRARY");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  auto store = results::OpenStoreUrl(db);
+  const auto points = store->Points(store->ListRuns().at(0).id);
+  ASSERT_EQ(points.size(), 1u);
+  const results::PointDetails d = store->FindPointDetails(points[0].id);
+  // The client's timeline: its 4 requests (2 per unit of concurrency).
+  const Json header = Json::parse(d.timeline.substr(0, d.timeline.find('\n')));
+  EXPECT_EQ(header["schema"], "infermark.request_timeline/1");
+  EXPECT_EQ(header["requests"], 4);
+  EXPECT_NE(d.client_log_tail.find("Serving Benchmark Result"), std::string::npos) << d.client_log_tail;
+  EXPECT_FALSE(d.server_log_tail.empty());
+  ASSERT_EQ(d.gpus.size(), 2u);
+  EXPECT_EQ(d.gpus[1].gpu, "1");
+  EXPECT_GT(d.gpus[0].t_s.size(), 1u);
+  ASSERT_NE(d.gpus[0].Field("power_w"), nullptr);
+  EXPECT_GT(d.gpus[0].Field("power_w")->front().value_or(0), 250);  // the scripted GPU draws 300 W and more
+  const std::vector<results::RowAttempt> attempts = store->Attempts();
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0].target, "engine");
+  EXPECT_EQ(attempts[0].hw, "mi355x");
 }
 
 TEST(Attempts, AStateWrittenBeforeStatesListedAttemptsGivesItsEnd) {
