@@ -1,6 +1,7 @@
 #include "runner/attempt_record.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -120,6 +121,21 @@ std::string StartOf(const std::string& finished_at, double seconds) {
   const std::time_t start = end - static_cast<std::time_t>(seconds + 0.5);
   std::tm out{};
   gmtime_r(&start, &out);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &out);
+  return text;
+}
+
+// When the row ended: its state's `finished_at`, or for a state that has none (written before states
+// kept it) when the state file was last written.
+std::string FinishedAt(const Json& state, const std::string& state_path) {
+  if (std::string finished = Text(state, "finished_at"); !finished.empty()) return finished;
+  std::error_code ec;
+  const auto written = fs::last_write_time(state_path, ec);
+  if (ec) return "";
+  const std::time_t end = std::chrono::system_clock::to_time_t(std::chrono::file_clock::to_sys(written));
+  std::tm out{};
+  gmtime_r(&end, &out);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &out);
   return text;
@@ -286,7 +302,7 @@ std::vector<results::RowAttempt> AttemptsFromRowState(const std::string& state_p
                                : status == "skipped"     ? RowStatus::kSkipped
                                                          : RowStatus::kFailed;
   const double seconds = state.value("seconds", 0.0);
-  const std::string started = StartOf(Text(state, "finished_at"), seconds);
+  const std::string started = StartOf(FinishedAt(state, state_path), seconds);
   int n = 0;
   if (const auto earlier = state.find("earlier_attempts"); earlier != state.end() && earlier->is_array()) {
     for (const Json& e : *earlier) {
