@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/json_text.hpp"
@@ -67,8 +68,8 @@ std::vector<GpuSeries> ReadDcgmSamplesCsv(const std::string& path);
 /// The stored form of `series`' samples: `{"t":[…],"power_w":[…],…}` (times to the millisecond).
 Json GpuSamplesJson(const GpuSeries& series);
 
-/// The samples of a stored document back into `series` (t_s and fields); a field whose length
-/// differs from `t` is dropped.
-void ReadGpuSamplesJson(const Json& doc, GpuSeries& series);
+/// The samples of a stored document's text back into `series` (t_s and fields); a field whose
+/// length differs from `t` is dropped, and text that is no such document leaves `series` empty.
+void ReadGpuSamplesJson(std::string_view text, GpuSeries& series);
 
 }  // namespace infermark::results

@@ -225,6 +225,10 @@ std::string ResultStore::AttemptsStamp() {
   return stamp;
 }
 
+std::optional<std::int64_t> ResultStore::CommitCounter() {
+  return Session().CommitCounter();
+}
+
 std::optional<RowAttempt> ResultStore::FindAttempt(std::int64_t id) {
   SqlSession& session = Session();
   std::optional<RowAttempt> found;
@@ -281,20 +285,21 @@ std::optional<Point> ResultStore::FindPoint(std::int64_t id) {
   return found;
 }
 
-PointDetails ResultStore::FindPointDetails(std::int64_t id) {
+PointDetails ResultStore::FindPointDetails(std::int64_t id, bool timeline, bool samples) {
   SqlSession& session = Session();
   PointDetails d;
   if (!HasDetails(*this)) return d;
   session.Read([&] {
     d = PointDetails{};
-    session.Query(
-        "SELECT timeline, server_log_tail, client_log_tail, dcgm_manifest FROM point_details WHERE point_id = $1", {id},
-        [&](const SqlRow& r) {
-          d.timeline = r.Text(0);
-          d.server_log_tail = r.Text(1);
-          d.client_log_tail = r.Text(2);
-          d.dcgm_manifest = r.Text(3);
-        });
+    session.Query(std::string("SELECT ") + (timeline ? "timeline" : "''") +
+                      ", server_log_tail, client_log_tail, dcgm_manifest FROM point_details WHERE point_id = $1",
+                  {id}, [&](const SqlRow& r) {
+                    d.timeline = r.Text(0);
+                    d.server_log_tail = r.Text(1);
+                    d.client_log_tail = r.Text(2);
+                    d.dcgm_manifest = r.Text(3);
+                  });
+    if (!samples) return;
     session.Query("SELECT source, host, gpu, start_unix, series FROM gpu_samples WHERE point_id = $1 ORDER BY id", {id},
                   [&](const SqlRow& r) {
                     GpuSeries s;
@@ -302,11 +307,25 @@ PointDetails ResultStore::FindPointDetails(std::int64_t id) {
                     s.host = r.Text(1);
                     s.gpu = r.Text(2);
                     s.start_unix = r.Double(3);
-                    ReadGpuSamplesJson(Json::parse(r.Text(4), nullptr, false), s);
+                    ReadGpuSamplesJson(r.Text(4), s);
                     d.gpus.push_back(std::move(s));
                   });
   });
   return d;
+}
+
+std::pair<bool, std::size_t> ResultStore::PointDetailsExtent(std::int64_t id) {
+  SqlSession& session = Session();
+  std::pair<bool, std::size_t> extent{false, 0};
+  if (!HasDetails(*this)) return extent;
+  session.Read([&] {
+    extent = {false, 0};
+    session.Query("SELECT length(timeline) > 0 FROM point_details WHERE point_id = $1", {id},
+                  [&](const SqlRow& r) { extent.first = r.Text(0) == "1" || r.Text(0) == "t"; });
+    session.Query("SELECT COUNT(*) FROM gpu_samples WHERE point_id = $1", {id},
+                  [&](const SqlRow& r) { extent.second = static_cast<std::size_t>(r.Int(0)); });
+  });
+  return extent;
 }
 
 bool ResultStore::StoreEvalSamples(const RunInfo& run, const std::string& eval_key,

@@ -104,6 +104,9 @@ class ResultStore {
   /// Changes whenever an attempt is stored ("" when none can be): how a reader notices new attempts
   /// without reading them.
   std::string AttemptsStamp();
+  /// Changes whenever another connection commits to the store, or nullopt where the store cannot
+  /// tell (PostgreSQL): unchanged, nothing was written since it was last read.
+  std::optional<std::int64_t> CommitCounter();
   /// Attempt `id` with its result and logs' tails, or nullopt.
   std::optional<RowAttempt> FindAttempt(std::int64_t id);
   /// Replaces the details (timeline, logs' tails, GPU samples) of the point `point_key` of `run`;
@@ -111,8 +114,11 @@ class ResultStore {
   bool StorePointDetails(const RunInfo& run, const std::string& point_key, const PointDetails& details);
   /// Point `id` as stored, its raw result included, or nullopt.
   std::optional<Point> FindPoint(std::int64_t id);
-  /// The stored details of point `id` (empty when there are none).
-  PointDetails FindPointDetails(std::int64_t id);
+  /// The stored details of point `id` (empty when there are none): its request timeline and its
+  /// telemetry samples only when asked (each can be a megabyte), its logs' tails always.
+  PointDetails FindPointDetails(std::int64_t id, bool timeline = true, bool samples = true);
+  /// Whether point `id` has a stored request timeline, and its GPUs with telemetry samples.
+  std::pair<bool, std::size_t> PointDetailsExtent(std::int64_t id);
   /// Replaces the samples of evaluation `eval_key` of `run`; false when the run has no such evaluation.
   bool StoreEvalSamples(const RunInfo& run, const std::string& eval_key, const std::vector<StoredEvalSample>& samples);
   /// The page of an evaluation's samples `query` selects.

@@ -80,6 +80,12 @@ class SqliteSessionImpl final : public SqlSession {
 
   std::string Name() const override { return db_.path(); }
 
+  std::optional<std::int64_t> CommitCounter() override {
+    std::optional<std::int64_t> version;
+    Query("PRAGMA data_version", {}, [&](const SqlRow& r) { version = r.Int(0); });
+    return version;
+  }
+
  private:
   SqliteDb& db_;
   std::map<std::string, std::unique_ptr<SqliteStatement>> statements_;

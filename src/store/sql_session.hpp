@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,9 @@ class SqlSession {
   virtual void Read(const std::function<void()>& body) = 0;
   /// The store's name as messages show it (a file, or a URL without its password).
   [[nodiscard]] virtual std::string Name() const = 0;
+  /// A number that changes whenever another connection commits to the store (SQLite's
+  /// `PRAGMA data_version`), or nullopt where the store keeps none (PostgreSQL).
+  virtual std::optional<std::int64_t> CommitCounter() { return std::nullopt; }
 };
 
 /// A session on SQLite connection `db` (which must outlive it).

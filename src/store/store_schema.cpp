@@ -334,6 +334,7 @@ CREATE TABLE row_attempts (
   UNIQUE (run_id, attempt_key)
 );
 CREATE INDEX row_attempts_started ON row_attempts (started_at);
+CREATE INDEX row_attempts_recorded ON row_attempts (recorded_at);
 CREATE TABLE point_details (
   point_id INTEGER PRIMARY KEY REFERENCES points(id) ON DELETE CASCADE,
   timeline TEXT NOT NULL DEFAULT '',
@@ -679,6 +680,7 @@ CREATE TABLE row_attempts (
   UNIQUE (run_id, attempt_key)
 );
 CREATE INDEX row_attempts_started ON row_attempts (started_at);
+CREATE INDEX row_attempts_recorded ON row_attempts (recorded_at);
 CREATE TABLE point_details (
   point_id BIGINT PRIMARY KEY REFERENCES points(id) ON DELETE CASCADE,
   timeline TEXT NOT NULL DEFAULT '',

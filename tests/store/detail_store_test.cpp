@@ -139,6 +139,22 @@ TEST_P(DetailStore, TheAttemptsStampChangesWithEveryStoredAttempt) {
   EXPECT_NE(store->AttemptsStamp(), one);
 }
 
+TEST_P(DetailStore, TheCommitCounterMovesOnlyWhenAnotherConnectionCommits) {
+  auto reader = Open();
+  auto writer = Open();
+  const std::optional<std::int64_t> before = reader->CommitCounter();
+  if (GetParam() == StoreKind::kPostgres) {
+    EXPECT_FALSE(before.has_value());  // PostgreSQL keeps none: readers compare what they read
+    return;
+  }
+  ASSERT_TRUE(before.has_value());
+  EXPECT_EQ(reader->CommitCounter(), before);
+  (void)reader->Attempts();  // its own reads move nothing
+  EXPECT_EQ(reader->CommitCounter(), before);
+  writer->IngestAttempts(Run("r"), {Attempt("x", 1, AttemptOutcome::kCompleted, "2026-12-01T00:00:00Z")});
+  EXPECT_NE(reader->CommitCounter(), before);
+}
+
 TEST_P(DetailStore, PointDetailsAreReplacedWholeAndReadBack) {
   auto store = Open();
   const std::vector<Point> points = sample::SampleCurve({}, {4, 16});
