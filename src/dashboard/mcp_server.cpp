@@ -1,5 +1,6 @@
 #include "dashboard/mcp_server.hpp"
 
+#include <chrono>
 #include <condition_variable>
 #include <istream>
 #include <mutex>
@@ -19,6 +20,9 @@ constexpr int kInvalidRequest = -32600;
 constexpr int kMethodNotFound = -32601;
 constexpr int kInvalidParams = -32602;
 constexpr int kInternalError = -32603;
+
+// How long past its time limit a call is waited for before it is answered as timed out.
+constexpr std::chrono::milliseconds kLimitGrace{1000};
 
 Json Error(const Json& id, int code, const std::string& message) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
@@ -98,11 +102,12 @@ struct McpServer::Impl {
       state->done = true;
       state->done_cv.notify_all();
     });
+    // A tool that stops itself at the limit (an SQL statement) is given a moment to say so.
     std::unique_lock<std::mutex> lock(state->mutex);
-    if (!state->done_cv.wait_for(lock, options.limits.timeout, [&] { return state->done; })) {
-      return Error(id, kInternalError,
-                   "tool " + name + " ran past the call's time limit of " +
-                       std::to_string(options.limits.timeout.count()) + " ms");
+    if (!state->done_cv.wait_for(lock, options.limits.timeout + kLimitGrace, [&] { return state->done; })) {
+      const std::string text = "tool " + name + " ran past the call's time limit of " +
+                               std::to_string(options.limits.timeout.count()) + " ms";
+      return Result(id, {{"content", Json::array({Json{{"type", "text"}, {"text", text}}})}, {"isError", true}});
     }
     return state->reply;
   }

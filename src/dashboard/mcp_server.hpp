@@ -2,7 +2,8 @@
 // store. JSON-RPC 2.0, one message per line (MCP's stdio transport): `initialize`, `ping`,
 // `tools/list` and `tools/call` (dashboard/mcp_tools.hpp); notifications are taken silently.
 // Read-only: it opens the store as the dashboard does and never writes. Each call runs under a time
-// limit; a call past it is answered with an error while it finishes in the background.
+// limit: an SQL statement is stopped there by its database; any other call still running a second
+// later is answered as the tool's error while it finishes in the background.
 #pragma once
 
 #include <iosfwd>
