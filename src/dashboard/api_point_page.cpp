@@ -1,13 +1,12 @@
-// GET /api/v1/points/ID[/timeline|/telemetry]: what a point's own page shows. The page itself comes
-// from the snapshot (the point as the list serves it, its evaluations, its row's attempts, the other
-// concurrencies of its curve); its raw result (figures and their host error), its logs, request
-// timeline and telemetry samples are read from the store for this one point.
+// GET /api/v1/points/ID[/telemetry]: what a point's own page shows. The page itself comes from the
+// snapshot (the point as the list serves it, its evaluations, its row's attempts, the other
+// concurrencies of its curve); its raw result (figures and their host error), its logs and telemetry
+// samples are read from the store for this one point (its timeline: api_point_timeline.cpp).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "core/numpy_stats.hpp"
 #include "dashboard/api_detail_routes.hpp"
@@ -78,12 +77,6 @@ const Json& Member(const Json& doc, const char* key) {
   if (!doc.is_object()) return kNull;
   const auto it = doc.find(key);
   return it == doc.end() ? kNull : *it;
-}
-
-const DashboardPoint* FindPoint(const Snapshot& snapshot, std::int64_t id) {
-  const auto it =
-      std::find_if(snapshot.points.begin(), snapshot.points.end(), [&](const DashboardPoint& p) { return p.id == id; });
-  return it == snapshot.points.end() ? nullptr : &*it;
 }
 
 // Each figure of the result (or its record) with the host error the result states for it,
@@ -166,111 +159,6 @@ Json Agentic(const results::Point& point) {
   return j;
 }
 
-// Splits the stored JSON Lines timeline into its header and rows (nullopt when it is not one).
-std::optional<std::pair<Json, std::vector<Json>>> ParseTimeline(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  if (!std::getline(in, line)) return std::nullopt;
-  Json header = Json::parse(line, nullptr, false);
-  if (!header.is_object() || !header.contains("columns")) return std::nullopt;
-  std::vector<Json> rows;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    Json row = Json::parse(line, nullptr, false);
-    if (row.is_array()) rows.push_back(std::move(row));
-  }
-  return std::make_pair(std::move(header), std::move(rows));
-}
-
-// A stored histogram with its bin edges spelled out (ms, de-scaled).
-Json Histogram(const Json& h, double scale) {
-  Json out = Json::object();
-  if (!h.is_object()) return nullptr;
-  const double lo = NumberAt(h, "lo_ms").value_or(0.001);
-  const double bins = NumberAt(h, "bins_per_decade").value_or(10);
-  const double first = NumberAt(h, "first_bin").value_or(0);
-  const Json& counts = Member(h, "counts");
-  Json edges = Json::array();
-  const std::size_t n = counts.is_array() ? counts.size() : 0;
-  for (std::size_t i = 0; i <= n; ++i)
-    edges.push_back(lo * std::pow(10.0, (first + static_cast<double>(i)) / bins) * scale);
-  out["edges_ms"] = std::move(edges);
-  out["counts"] = counts.is_array() ? counts : Json::array();
-  out["zero"] = NumberAt(h, "zero").value_or(0);
-  return out;
-}
-
-// Counts over `buckets` equal spans of [0, end]: requests in flight, and per span the sessions active
-// and the cache hit rate when the timeline has those columns.
-Json OverTime(const std::vector<Json>& rows, const std::map<std::string, std::size_t>& column, double scale) {
-  const auto at = [&](const Json& row, const char* name) -> std::optional<double> {
-    const auto c = column.find(name);
-    if (c == column.end() || c->second >= row.size() || !row[c->second].is_number()) return std::nullopt;
-    return row[c->second].get<double>() * scale;
-  };
-  double end = 0;
-  for (const Json& r : rows) end = std::max(end, at(r, "last_token_ms").value_or(at(r, "sent_ms").value_or(0)));
-  constexpr int kBuckets = 120;
-  if (rows.empty() || end <= 0) return nullptr;
-  const double width = end / kBuckets;
-  std::vector<double> in_flight(kBuckets, 0);
-  std::vector<double> hits(kBuckets, 0);
-  std::vector<double> inputs(kBuckets, 0);
-  std::map<std::string, std::pair<double, double>> sessions;  // session → first send, last end
-  const bool has_session = column.count("session") > 0;
-  const bool has_cache = column.count("hit_tokens") > 0 && column.count("input_tokens") > 0;
-  for (const Json& r : rows) {
-    const std::optional<double> sent = at(r, "sent_ms");
-    const std::optional<double> last = at(r, "last_token_ms");
-    if (!sent) continue;
-    const double stop = last.value_or(*sent);
-    // Time-weighted requests in flight per bucket (the mean concurrency over its span).
-    for (int b = std::max(0, static_cast<int>(*sent / width)); b < kBuckets && b * width < stop; ++b) {
-      const double lo = std::max(*sent, b * width);
-      const double hi = std::min(stop, (b + 1) * width);
-      if (hi > lo) in_flight[static_cast<std::size_t>(b)] += (hi - lo) / width;
-    }
-    if (has_cache) {
-      const std::size_t b = std::min<std::size_t>(kBuckets - 1, static_cast<std::size_t>(*sent / width));
-      hits[b] += at(r, "hit_tokens").value_or(0) / scale;
-      inputs[b] += at(r, "input_tokens").value_or(0) / scale;
-    }
-    if (has_session) {
-      const Json& s = r[column.at("session")];
-      const std::string key = s.is_string() ? s.get<std::string>() : s.dump();
-      auto [it, fresh] = sessions.try_emplace(key, *sent, stop);
-      if (!fresh) {
-        it->second.first = std::min(it->second.first, *sent);
-        it->second.second = std::max(it->second.second, stop);
-      }
-    }
-  }
-  Json t = Json::array();
-  Json flight = Json::array();
-  Json active = Json::array();
-  Json cache = Json::array();
-  for (int b = 0; b < kBuckets; ++b) {
-    const double mid = (b + 0.5) * width;
-    t.push_back(mid / 1000);
-    flight.push_back(in_flight[static_cast<std::size_t>(b)]);
-    if (has_session) {
-      long long n = 0;
-      for (const auto& [key, span] : sessions) n += span.first <= mid && mid <= span.second ? 1 : 0;
-      active.push_back(n);
-    }
-    if (has_cache) {
-      const double in = inputs[static_cast<std::size_t>(b)];
-      cache.push_back(in > 0 ? Json(hits[static_cast<std::size_t>(b)] / in) : Json(nullptr));
-    }
-  }
-  Json j = Json::object();
-  j["t_s"] = std::move(t);
-  j["in_flight"] = std::move(flight);
-  j["sessions"] = has_session ? std::move(active) : Json(nullptr);
-  j["cache_hit_rate"] = has_cache ? std::move(cache) : Json(nullptr);
-  return j;
-}
-
 Json Stats(std::vector<double> values) {
   Json j = Json::object();
   j["n"] = values.size();
@@ -303,13 +191,17 @@ long long PointsLimit(const Query& query) {
 
 ApiReply PointPage(const Snapshot& snapshot, const ApiSources& sources, std::int64_t id, const Query& query) {
   query.RequireKnown({"token"});
-  const DashboardPoint* d = FindPoint(snapshot, id);
+  const DashboardPoint* d = snapshot.FindPoint(id);
   if (d == nullptr || !sources.with_store) return ErrorReply(404, "", "no point " + std::to_string(id));
   std::optional<results::Point> point;
   results::PointDetails details;
+  std::pair<bool, std::size_t> extent{false, 0};
   sources.with_store([&](results::ResultStore& store) {
     point = store.FindPoint(id);
-    if (point) details = store.FindPointDetails(id);
+    if (!point) return;
+    // The logs here; the timeline and the samples on their own routes.
+    details = store.FindPointDetails(id, false, false);
+    extent = store.PointDetailsExtent(id);
   });
   if (!point) return ErrorReply(404, "", "no point " + std::to_string(id));
   Json raw = Json::parse(point->raw_json, nullptr, false);
@@ -362,6 +254,7 @@ ApiReply PointPage(const Snapshot& snapshot, const ApiSources& sources, std::int
       continue;
     Json j = results::EvaluationToJson(e.evaluation);
     j["run_label"] = e.run_label;
+    j["points"] = e.point_ids;
     j["samples_url"] = "/api/v1/evaluations/" + std::to_string(e.evaluation.id) + "/samples";
     evaluations.push_back(std::move(j));
   }
@@ -369,61 +262,21 @@ ApiReply PointPage(const Snapshot& snapshot, const ApiSources& sources, std::int
   body["agentic"] = d->agentic ? Agentic(*point) : Json(nullptr);
   body["logs"] = {{"server", details.server_log_tail}, {"client", details.client_log_tail}};
   const std::string base = "/api/v1/points/" + std::to_string(id);
-  body["timeline_url"] = details.timeline.empty() ? Json(nullptr) : Json(base + "/timeline");
-  body["telemetry_url"] = details.gpus.empty() ? Json(nullptr) : Json(base + "/telemetry");
-  body["telemetry_gpus"] = details.gpus.size();
-  return JsonReply(body);
-}
-
-ApiReply PointTimeline(const Snapshot& snapshot, const ApiSources& sources, std::int64_t id, const Query& query) {
-  query.RequireKnown({"token"});
-  const DashboardPoint* d = FindPoint(snapshot, id);
-  if (d == nullptr || !sources.with_store) return ErrorReply(404, "", "no point " + std::to_string(id));
-  results::PointDetails details;
-  sources.with_store([&](results::ResultStore& store) { details = store.FindPointDetails(id); });
-  const auto parsed = ParseTimeline(details.timeline);
-  if (!parsed) return ErrorReply(404, "", "point " + std::to_string(id) + " has no request timeline");
-  const auto& [header, rows] = *parsed;
-  const double scale = d->provenance.time_scale > 0 ? d->provenance.time_scale : 1.0;
-  std::map<std::string, std::size_t> column;
-  const Json& columns = header["columns"];
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    if (columns[c].is_string()) column[columns[c].get<std::string>()] = c;
-  }
-  // Times de-scaled to the modelled hardware, as every figure of a time-scaled run is shown.
-  Json out_rows = Json::array();
-  for (const Json& r : rows) {
-    Json row = r;
-    for (const char* name : {"intended_ms", "sent_ms", "first_token_ms", "last_token_ms"}) {
-      const auto c = column.find(name);
-      if (c != column.end() && c->second < row.size() && row[c->second].is_number())
-        row[c->second] = row[c->second].get<double>() * scale;
-    }
-    out_rows.push_back(std::move(row));
-  }
-  Json body = Json::object();
-  body["origin_unix"] = Member(header, "origin_unix");
-  body["time_scale"] = scale;
-  body["requests"] = Member(header, "requests");
-  body["shown"] = rows.size();
-  body["stride"] = Member(header, "stride");
-  body["columns"] = columns;
-  body["rows"] = std::move(out_rows);
-  body["ttft_histogram"] = Histogram(Member(header, "ttft_ms"), scale);
-  body["itl_histogram"] = Histogram(Member(header, "itl_ms"), scale);
-  body["over_time"] = OverTime(rows, column, scale);
+  body["timeline_url"] = extent.first ? Json(base + "/timeline") : Json(nullptr);
+  body["telemetry_url"] = extent.second > 0 ? Json(base + "/telemetry") : Json(nullptr);
+  body["telemetry_gpus"] = extent.second;
   return JsonReply(body);
 }
 
 ApiReply PointTelemetry(const Snapshot& snapshot, const ApiSources& sources, std::int64_t id, const Query& query) {
   query.RequireKnown({"token", "points"});
   const long long most = PointsLimit(query);
-  const DashboardPoint* d = FindPoint(snapshot, id);
+  const DashboardPoint* d = snapshot.FindPoint(id);
   if (d == nullptr || !sources.with_store) return ErrorReply(404, "", "no point " + std::to_string(id));
   results::PointDetails details;
   std::optional<results::Point> point;
   sources.with_store([&](results::ResultStore& store) {
-    details = store.FindPointDetails(id);
+    details = store.FindPointDetails(id, false, true);
     point = store.FindPoint(id);
   });
   if (details.gpus.empty()) return ErrorReply(404, "", "point " + std::to_string(id) + " has no GPU telemetry");

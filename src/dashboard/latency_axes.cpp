@@ -7,22 +7,6 @@
 namespace infermark::dashboard {
 namespace {
 
-std::optional<double> Number(const Json& agg, const std::string& key) {
-  const auto it = agg.find(key);
-  if (it == agg.end() || !it->is_number()) return std::nullopt;
-  const double v = it->get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
-// `<pct>_<name>` of the record at each chart percentile, times `scale`.
-Percentiles Read(const Json& agg, const std::string& name, double scale) {
-  Percentiles out;
-  for (std::size_t i = 0; i < kChartPercentiles.size(); ++i) {
-    if (const auto v = Number(agg, std::string(kChartPercentiles[i]) + "_" + name)) out[i] = *v * scale;
-  }
-  return out;
-}
-
 Json Value(const std::optional<double>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
@@ -38,17 +22,42 @@ std::pair<std::string_view, std::size_t> Split(std::string_view key) {
 
 LatencyFigures LatencyFiguresOf(const results::Point& point) {
   const double scale = point.provenance.time_scale > 0 ? point.provenance.time_scale : 1.0;
-  const Json& agg = point.agg;
+  const bool agentic = point.key.Agentic();
   LatencyFigures f;
-  f.ttft_ms = Read(agg, "ttft", 1000 * scale);
-  f.tpot_ms = Read(agg, "tpot", 1000 * scale);
-  f.itl_ms = Read(agg, "itl", 1000 * scale);
-  f.e2el_s = Read(agg, "e2el", scale);
-  if (point.key.Agentic()) {
-    if (const auto v = Number(agg, "median_e2e_norm_intvty")) f.interactivity[0] = *v / scale;
-    if (const auto v = Number(agg, "p90_e2e_norm_intvty")) f.interactivity[1] = *v / scale;
-  } else {
-    f.interactivity = Read(agg, "intvty", 1 / scale);
+  // One pass over the record (keys `<median|p90|p99>_<statistic>`), rather than a lookup per figure:
+  // this runs for every point of a snapshot.
+  if (!point.agg.is_object()) return f;
+  for (const auto& item : point.agg.items()) {
+    const std::string& key = item.key();
+    std::size_t pct = 0;
+    std::string_view name;
+    if (key.rfind("median_", 0) == 0) {
+      name = std::string_view(key).substr(7);
+    } else if (key.rfind("p90_", 0) == 0) {
+      pct = 1;
+      name = std::string_view(key).substr(4);
+    } else if (key.rfind("p99_", 0) == 0) {
+      pct = 2;
+      name = std::string_view(key).substr(4);
+    } else {
+      continue;
+    }
+    const Json& value = item.value();
+    if (!value.is_number()) continue;
+    const double v = value.get<double>();
+    if (!std::isfinite(v)) continue;
+    if (name == "ttft") {
+      f.ttft_ms[pct] = v * 1000 * scale;
+    } else if (name == "tpot") {
+      f.tpot_ms[pct] = v * 1000 * scale;
+    } else if (name == "itl") {
+      f.itl_ms[pct] = v * 1000 * scale;
+    } else if (name == "e2el") {
+      f.e2el_s[pct] = v * scale;
+    } else if (name == (agentic ? "e2e_norm_intvty" : "intvty") && !(agentic && pct == 2)) {
+      // Agentic points are charted on their E2E-normalized interactivity (median and p90 only).
+      f.interactivity[pct] = v / scale;
+    }
   }
   return f;
 }

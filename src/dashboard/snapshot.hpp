@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dashboard/latency_axes.hpp"
@@ -114,9 +115,16 @@ struct Snapshot {
   std::vector<DashboardPoint> points;            ///< Every point, by run then natural key.
   std::vector<DashboardEvaluation> evaluations;  ///< Every evaluation, by run then configuration.
   std::vector<DashboardAttempt> attempts;        ///< Every row attempt, by start time.
+  /// The distinct values of the points' filter fields, sorted (what /meta lists), found once at load.
+  struct FilterValues {
+    std::vector<std::string> model, hardware, framework, precision, sequence, kind;  ///< Each field's values.
+  } filter_values;
+  std::unordered_map<std::int64_t, std::size_t> point_index;  ///< Each point's place in `points`, by id.
 
   /// The run `ref` names (its id or its key), or nullptr.
   [[nodiscard]] const RunRow* FindRun(const std::string& ref) const;
+  /// The point with id `id`, or nullptr (through `point_index` when it is filled).
+  [[nodiscard]] const DashboardPoint* FindPoint(std::int64_t id) const;
 };
 
 /// The `sequence` label of a fixed-length point: lengths that are whole multiples of 1024 as `Nk`

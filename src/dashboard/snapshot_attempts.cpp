@@ -17,7 +17,9 @@ void LoadAttempts(Snapshot& snapshot, results::ResultStore& store, const std::ve
   }
   std::map<std::int64_t, const RunRow*> runs;
   for (const RunRow& r : snapshot.runs) runs[r.id] = &r;
-  for (results::RowAttempt& a : store.Attempts()) {
+  std::vector<results::RowAttempt> attempts = store.Attempts();
+  snapshot.attempts.reserve(attempts.size());
+  for (results::RowAttempt& a : attempts) {
     const auto run = runs.find(a.run_id);
     if (run == runs.end()) continue;  // stored after ListRuns: the next reload has it
     DashboardAttempt d;

@@ -24,15 +24,17 @@ SnapshotSource::SnapshotSource(const std::string& db, const std::string& price_d
     has_prices_ = true;
   }
   opened_ = OpenDashboardStore(db);
-  const std::lock_guard<std::mutex> lock(store_mutex_);
+  loader_ = OpenDashboardStore(db);
+  const std::lock_guard<std::mutex> lock(load_mutex_);
   Load();
 }
 
 void SnapshotSource::Load() {
+  commits_ = loader_.store->CommitCounter();  // before reading: a commit during the load shows next time
   signature_.clear();
-  for (const results::RunSummary& r : opened_.store->ListRuns())
+  for (const results::RunSummary& r : loader_.store->ListRuns())
     signature_.emplace_back(r.id, r.points, r.predicted_points);
-  attempts_stamp_ = opened_.store->AttemptsStamp();
+  attempts_stamp_ = loader_.store->AttemptsStamp();
   PriceLookup lookup;
   if (has_prices_) {
     lookup = [this](const std::string& hardware, const std::string& date) -> std::optional<double> {
@@ -41,7 +43,7 @@ void SnapshotSource::Load() {
       return p->usd_per_gpu_hour;
     };
   }
-  auto fresh = std::make_shared<const Snapshot>(LoadSnapshot(*opened_.store, opened_.kind, lookup));
+  auto fresh = std::make_shared<const Snapshot>(LoadSnapshot(*loader_.store, loader_.kind, lookup));
   const std::lock_guard<std::mutex> lock(snapshot_mutex_);
   current_ = std::move(fresh);
 }
@@ -52,10 +54,14 @@ std::shared_ptr<const Snapshot> SnapshotSource::Current() const {
 }
 
 bool SnapshotSource::ReloadIfChanged() {
-  const std::lock_guard<std::mutex> lock(store_mutex_);
+  const std::lock_guard<std::mutex> lock(load_mutex_);
+  // Nothing committed since the last look (SQLite): the signature below would read every point.
+  const std::optional<std::int64_t> commits = loader_.store->CommitCounter();
+  if (commits && commits == commits_) return false;
+  commits_ = commits;
   Signature now;
-  for (const results::RunSummary& r : opened_.store->ListRuns()) now.emplace_back(r.id, r.points, r.predicted_points);
-  if (now == signature_ && opened_.store->AttemptsStamp() == attempts_stamp_) return false;
+  for (const results::RunSummary& r : loader_.store->ListRuns()) now.emplace_back(r.id, r.points, r.predicted_points);
+  if (now == signature_ && loader_.store->AttemptsStamp() == attempts_stamp_) return false;
   Load();
   return true;
 }

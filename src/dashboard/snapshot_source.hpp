@@ -1,10 +1,13 @@
 // The store a reader serves (the dashboard's HTTP server, the MCP server): opened once, read into a
 // snapshot, read again when the store's runs, point counts or row attempts change, and the
-// ApiSources that reach the store itself, one reader at a time.
+// ApiSources that reach the store itself, one reader at a time. The checks and the loads use a
+// connection of their own, so that a request for a point's page never waits behind them.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -37,17 +40,20 @@ class SnapshotSource {
  private:
   using Signature = std::vector<std::tuple<std::int64_t, int, int>>;
 
-  // Loads a fresh snapshot; the caller holds store_mutex_.
+  // Loads a fresh snapshot; the caller holds load_mutex_.
   void Load();
 
-  OpenedStore opened_;
-  std::mutex store_mutex_;  // the store's connection is used by one thread at a time
+  OpenedStore opened_;      // the API's connection
+  std::mutex store_mutex_;  // a connection is used by one thread at a time
+  OpenedStore loader_;      // the connection the checks and loads read
+  std::mutex load_mutex_;
   results::PriceTable prices_;
   bool has_prices_ = false;
   mutable std::mutex snapshot_mutex_;
   std::shared_ptr<const Snapshot> current_;
   Signature signature_;
   std::string attempts_stamp_;
+  std::optional<std::int64_t> commits_;  // the store's commit counter when last read
 };
 
 }  // namespace infermark::dashboard
