@@ -26,6 +26,16 @@ export async function getJson(route, params) {
   return body;
 }
 
+/// Like getJson, but null when the route answers 404 (nothing of that kind stored).
+export async function getJsonIfAny(route, params) {
+  try {
+    return await getJson(route, params);
+  } catch (e) {
+    if (/: 404\b/.test(e.message)) return null;
+    throw e;
+  }
+}
+
 /// The address of the CSV export of the points the filters select.
 export function csvUrl(params) {
   const p = new URLSearchParams(params);

@@ -256,11 +256,11 @@ async function boot() {
   wireControls();
   drawFilters();
   document.getElementById('reliability-link').href = `reliability${state.token ? `?token=${encodeURIComponent(state.token)}` : ''}`;
-  const prices = await getJson('prices').catch(() => null);
-  renderUserValues(f.hardware || [], prices, state, () => {
+  // The price table only hints at the user's values: read beside the first refresh, not before it.
+  getJson('prices').catch(() => null).then((prices) => renderUserValues(f.hardware || [], prices, state, () => {
     writeUrl();
     if (yMetric(state.y).user) refresh();
-  });
+  }));
   renderPickers(meta, state);
   setRuns(f.run);
   await refresh();

@@ -121,17 +121,21 @@ function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly
     // statistic the host moved beyond tolerance is hollow.
     const invalid = data.map((d) => d.p.valid === false);
     const hollow = data.map((d) => hostErrorMarked(d.p, markKeys));
+    // A series whose points all look alike gets one value per option: Chart.js then resolves the
+    // options once for the series instead of once per point (most of a large chart's drawing time).
+    const alike = !invalid.some(Boolean) && !hollow.some(Boolean);
+    const each = (f) => (alike ? f(false, 0) : invalid.map(f));
     sets.push({
       label: series,
       data,
       hidden: hidden.includes(series),
       backgroundColor: fill,
       borderColor: colour(series),
-      pointBackgroundColor: invalid.map((bad, i) => (bad ? faded(colour(series), 0.25) : hollow[i] ? '#fff' : fill)),
-      pointBorderColor: invalid.map((bad) => (bad ? INVALID_RING : colour(series))),
-      pointBorderWidth: invalid.map((bad, i) => (bad || hollow[i] ? 2 : predicted ? 1.5 : 1)),
+      pointBackgroundColor: each((bad, i) => (bad ? faded(colour(series), 0.25) : hollow[i] ? '#fff' : fill)),
+      pointBorderColor: each((bad) => (bad ? INVALID_RING : colour(series))),
+      pointBorderWidth: each((bad, i) => (bad || hollow[i] ? 2 : predicted ? 1.5 : 1)),
       pointStyle: predicted ? 'triangle' : 'circle',
-      pointRadius: invalid.map((bad) => (bad ? 6 : predicted ? 5 : 4)),
+      pointRadius: each((bad) => (bad ? 6 : predicted ? 5 : 4)),
       pointHoverRadius: 7,
     });
   }

@@ -4,7 +4,7 @@
 // row's attempts and the ends of its logs. The page's controls (telemetry field, open samples and
 // their filters) live in the address.
 
-import { getJson, setToken } from './api.js';
+import { getJson, getJsonIfAny, setToken } from './api.js';
 import { esc, num, withUnit } from './format.js';
 import { drawHistograms, drawSessions, drawTelemetry, drawTimeline, pointCharts } from './point_charts.js';
 import { renderSamples } from './eval_samples.js';
@@ -192,16 +192,33 @@ function renderTelemetry(body) {
   }
 }
 
+// Chart.js runs after this module (point.html): resolved once its script has run (or failed to load:
+// the charts are then left undrawn).
+function chartLibrary() {
+  const script = document.querySelector('script[src$="chart.umd.min.js"]');
+  if (window.Chart || !script) return Promise.resolve();
+  return new Promise((resolve) => {
+    script.addEventListener('load', resolve, { once: true });
+    script.addEventListener('error', resolve, { once: true });
+  });
+}
+
 async function boot() {
   if (!id) {
     setStatus('no point id in the address', true);
     hooks.idle = true;
     return;
   }
+  // The timeline and the telemetry are asked for at once with the page (a 404: none stored).
+  const timeline = getJsonIfAny(`points/${id}/timeline`);
+  // No more samples per chip than the chart has pixels; the statistics are over every sample.
+  const telemetry = getJsonIfAny(`points/${id}/telemetry`, new URLSearchParams({ points: '600' }));
   let page;
   try {
     page = await getJson(`points/${id}`);
   } catch (e) {
+    timeline.catch(() => null);
+    telemetry.catch(() => null);
     setStatus(e.message, true);
     hooks.idle = true;
     return;
@@ -222,26 +239,30 @@ async function boot() {
     document.getElementById('agentic').hidden = false;
     kv('agentic-table', Object.entries(page.agentic).map(([k, v]) => [k.replaceAll('_', ' '), esc(v === null ? '–' : typeof v === 'number' ? num(v) : v)]));
   }
+  await chartLibrary();
   const jobs = [];
   if (page.timeline_url) {
-    jobs.push(getJson(`points/${id}/timeline`).then((t) => {
+    jobs.push(timeline.then((t) => {
       hooks.timeline = t;
-      document.getElementById('timeline-count').textContent =
-        `${t.shown} of ${t.requests} requests${t.stride > 1 ? ` (every ${t.stride}th)` : ''}${t.time_scale !== 1 ? ` · de-scaled ×${num(t.time_scale)}` : ''}`;
       hooks.drawn.timelineRows = drawTimeline(t);
+      const drawnNote = hooks.drawn.timelineRows < t.shown ? `, ${hooks.drawn.timelineRows} drawn` : '';
+      document.getElementById('timeline-count').textContent = `${t.shown} of ${t.requests} requests`
+        + `${t.stride > 1 ? ` (every ${t.stride}th kept)` : ''}${drawnNote}${t.time_scale !== 1 ? ` · de-scaled ×${num(t.time_scale)}` : ''}`;
       hooks.drawn.histograms = drawHistograms(t);
       hooks.drawn.sessions = drawSessions(t.over_time);
     }));
   } else {
+    timeline.catch(() => null);
     document.getElementById('timeline-count').textContent = '(this point\'s row kept no request timeline)';
     document.getElementById('histograms').hidden = true;
   }
   if (page.telemetry_url) {
-    jobs.push(getJson(`points/${id}/telemetry`).then((t) => {
+    jobs.push(telemetry.then((t) => {
       hooks.telemetry = t;
       renderTelemetry(t);
     }));
   } else {
+    telemetry.catch(() => null);
     document.getElementById('telemetry-count').textContent = '(no GPU telemetry was sampled for this row)';
     document.getElementById('telemetry-field').disabled = true;
   }

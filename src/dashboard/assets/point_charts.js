@@ -6,6 +6,16 @@ import { num } from './format.js';
 
 const charts = {};
 
+// Linear axes (`type: 'linear'`) label their ticks with num(): Chart.js's own labels go through Intl.NumberFormat,
+// whose first use costs tens of milliseconds of a page that draws five charts.
+function plainTicks(scales) {
+  const out = {};
+  for (const [axis, scale] of Object.entries(scales || {})) {
+    out[axis] = scale.type === 'linear' ? { ...scale, ticks: { callback: (v) => num(v), ...scale.ticks } } : scale;
+  }
+  return out;
+}
+
 /// The charts drawn, by name (what the browser tests read).
 export function pointCharts() {
   return charts;
@@ -16,60 +26,117 @@ function draw(name, config) {
   if (!canvas || !window.Chart) return null;
   if (charts[name]) charts[name].destroy();
   const base = { animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true };
-  charts[name] = new window.Chart(canvas, { ...config, options: { ...base, ...config.options } });
+  const options = { ...base, ...config.options };
+  options.scales = plainTicks(options.scales);
+  charts[name] = new window.Chart(canvas, { ...config, options });
   return charts[name];
 }
 
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
 
-/// Draws the timeline reply of /api/v1/points/ID/timeline.
+const TIMELINE_COLORS = { waiting: '#9ecae1', streaming: '#1f5fbf', failed: '#c0182c' };
+
+// Paints the timeline's requests onto the chart's canvas, one row each (on a 400-pixel chart a row
+// of a 5,000-request run is a fraction of a pixel; the canvas blends them). Chart.js draws the
+// axes and the legend; an element of its own per request would be most of the page's work.
+function timelineBars(bars) {
+  return {
+    id: 'timelineBars',
+    beforeDatasetsDraw(c) {
+      const { ctx, chartArea, scales } = c;
+      const rowHeight = Math.abs(scales.y.getPixelForValue(1) - scales.y.getPixelForValue(0));
+      const h = Math.max(rowHeight * 0.8, 0.5);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(chartArea.left, chartArea.top, chartArea.right - chartArea.left, chartArea.bottom - chartArea.top);
+      ctx.clip();
+      ['waiting', 'streaming', 'failed'].forEach((kind, k) => {
+        if (!c.isDatasetVisible(k)) return;
+        ctx.fillStyle = TIMELINE_COLORS[kind];
+        for (const bar of bars[kind]) {
+          const x0 = scales.x.getPixelForValue(bar.x[0]);
+          const x1 = scales.x.getPixelForValue(bar.x[1]);
+          ctx.fillRect(x0, scales.y.getPixelForValue(bar.y + 0.5) - h / 2, Math.max(x1 - x0, 0.5), h);
+        }
+      });
+      ctx.restore();
+    },
+  };
+}
+
+/// Draws the timeline reply of /api/v1/points/ID/timeline, every request a row by send time: a bar
+/// from its send to its first token, another from there to its last (one bar, red, for a failed
+/// request). The bars are the chart's `$timeline` ({waiting, streaming, failed}: [{y, x: [from, to]}],
+/// seconds). Returns the requests drawn.
 export function drawTimeline(body) {
   const col = Object.fromEntries(body.columns.map((c, i) => [c, i]));
-  const rows = body.rows.filter((r) => r[col.sent_ms] !== null)
-    .sort((a, b) => a[col.sent_ms] - b[col.sent_ms]);
-  const waiting = [];
-  const decoding = [];
-  const failed = [];
+  const rows = body.rows.filter((r) => r[col.sent_ms] !== null).sort((a, b) => a[col.sent_ms] - b[col.sent_ms]);
+  const bars = { waiting: [], streaming: [], failed: [] };
+  let end = 0;
   rows.forEach((r, i) => {
     const sent = r[col.sent_ms] / 1000;
     const first = r[col.first_token_ms] === null ? null : r[col.first_token_ms] / 1000;
-    const last = r[col.last_token_ms] === null ? sent : r[col.last_token_ms] / 1000;
+    const last = r[col.last_token_ms] === null ? sent : Math.max(r[col.last_token_ms] / 1000, sent);
+    end = Math.max(end, last);
     if (!r[col.ok]) {
-      failed.push({ y: i, x: [sent, Math.max(last, sent)] });
+      bars.failed.push({ y: i, x: [sent, last] });
       return;
     }
-    waiting.push({ y: i, x: [sent, first ?? last] });
-    if (first !== null) decoding.push({ y: i, x: [first, last] });
+    bars.waiting.push({ y: i, x: [sent, first ?? last] });
+    if (first !== null) bars.streaming.push({ y: i, x: [first, last] });
   });
-  draw('timeline', {
-    type: 'bar',
+  const legend = (label, kind) => ({ label, data: [], backgroundColor: TIMELINE_COLORS[kind], borderColor: TIMELINE_COLORS[kind] });
+  const chart = draw('timeline', {
+    type: 'scatter',
     data: {
-      datasets: [
-        { label: 'waiting for the first token', data: waiting, backgroundColor: '#9ecae1', barThickness: 'flex', grouped: false },
-        { label: 'streaming tokens', data: decoding, backgroundColor: '#1f5fbf', grouped: false },
-        { label: 'failed', data: failed, backgroundColor: '#c0182c', grouped: false },
-      ],
+      datasets: [legend('waiting for the first token', 'waiting'), legend('streaming tokens', 'streaming'), legend('failed', 'failed')],
     },
+    plugins: [timelineBars(bars)],
     options: {
-      // Floating bars ([send, last token] per request) need Chart.js's own parsing.
-      parsing: true,
-      indexAxis: 'y',
       scales: {
-        x: { type: 'linear', title: { display: true, text: 'Time (s)' }, beginAtZero: true },
-        y: { type: 'linear', reverse: true, title: { display: true, text: 'Request (by send time)' }, ticks: { precision: 0 } },
+        x: { type: 'linear', suggestedMin: 0, suggestedMax: end || 1, title: { display: true, text: 'Time (s)' } },
+        y: { type: 'linear', reverse: true, min: 0, max: Math.max(rows.length, 1), ticks: { precision: 0 },
+          title: { display: true, text: 'Request (by send time)' } },
       },
-      plugins: { legend: { position: 'bottom' }, tooltip: { enabled: rows.length <= 4000 } },
+      plugins: { legend: { position: 'bottom' }, tooltip: { enabled: false } },
     },
   });
+  if (chart) {
+    chart.$timeline = bars;
+    hoverTimeline(chart, rows, col);
+  }
   const over = body.over_time;
   if (over) {
     draw('over-time', {
       type: 'line',
       data: { datasets: [{ label: 'requests in flight', data: over.t_s.map((t, i) => ({ x: t, y: over.in_flight[i] })), borderColor: '#1f5fbf', pointRadius: 0 }] },
-      options: { scales: { x: { type: 'linear', title: { display: true, text: 'Time (s)' } }, y: { beginAtZero: true } } },
+      options: { scales: { x: { type: 'linear', title: { display: true, text: 'Time (s)' } }, y: { type: 'linear', beginAtZero: true } } },
     });
   }
   return rows.length;
+}
+
+// What the pointer is over on the timeline, spelled out beneath it.
+function hoverTimeline(chart, rows, col) {
+  const note = document.getElementById('timeline-hover');
+  if (!note) return;
+  const ms = (v) => (v === null || v === undefined ? '–' : `${num(v)} ms`);
+  chart.canvas.onmousemove = (e) => {
+    const i = Math.floor(chart.scales.y.getValueForPixel(e.offsetY));
+    const r = rows[i];
+    if (!r || e.offsetX < chart.chartArea.left || e.offsetX > chart.chartArea.right) {
+      note.textContent = '';
+      return;
+    }
+    const sent = r[col.sent_ms];
+    const parts = [`request ${r[col.index] ?? i}`, `sent at ${num(sent / 1000)} s`,
+      `TTFT ${r[col.first_token_ms] === null ? '–' : ms(r[col.first_token_ms] - sent)}`,
+      `end-to-end ${r[col.last_token_ms] === null ? '–' : ms(r[col.last_token_ms] - sent)}`];
+    if (col.output_tokens !== undefined) parts.push(`${r[col.output_tokens] ?? '–'} output tokens`);
+    if (!r[col.ok]) parts.push('failed');
+    note.textContent = parts.join(' · ');
+  };
+  chart.canvas.onmouseleave = () => { note.textContent = ''; };
 }
 
 function histogram(name, h, title) {
@@ -82,7 +149,7 @@ function histogram(name, h, title) {
       parsing: true,
       scales: {
         x: { title: { display: true, text: `${title} (ms, log-spaced bins from)` } },
-        y: { beginAtZero: true, title: { display: true, text: 'count' } },
+        y: { type: 'linear', beginAtZero: true, title: { display: true, text: 'count' } },
       },
       plugins: { legend: { display: false } },
     },
@@ -128,7 +195,7 @@ export function drawTelemetry(body, field) {
     options: {
       scales: {
         x: { type: 'linear', title: { display: true, text: 'Time (s); the measured window is shaded' } },
-        y: { title: { display: true, text: `${field} (${unit})` } },
+        y: { type: 'linear', title: { display: true, text: `${field} (${unit})` } },
       },
       plugins: { legend: { position: 'bottom' } },
     },
@@ -152,8 +219,8 @@ export function drawSessions(over) {
     options: {
       scales: {
         x: { type: 'linear', title: { display: true, text: 'Time (s)' } },
-        y: { beginAtZero: true, title: { display: true, text: 'sessions' } },
-        y1: { position: 'right', min: 0, max: 100, title: { display: true, text: 'hit rate (%)' }, grid: { drawOnChartArea: false } },
+        y: { type: 'linear', beginAtZero: true, title: { display: true, text: 'sessions' } },
+        y1: { type: 'linear', position: 'right', min: 0, max: 100, title: { display: true, text: 'hit rate (%)' }, grid: { drawOnChartArea: false } },
       },
       plugins: { legend: { position: 'bottom' } },
     },

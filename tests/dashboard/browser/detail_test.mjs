@@ -174,15 +174,25 @@ test('point page: verdict, host error per figure, timeline, histograms and telem
   assert.equal(drawn.timelineRows, result.completed);
   assert.deepEqual(drawn.histograms, { ttft: result.completed, itl: 200 });
   assert.match(await text('#timeline-count'), new RegExp(`^${result.completed} of ${result.completed} requests`));
-  const bars = await page.evaluate(() => window.infermark.charts().timeline.data.datasets.map((d) => d.data.length));
+  const bars = await page.evaluate(() => Object.values(window.infermark.charts().timeline.$timeline).map((b) => b.length));
   assert.deepEqual(bars, [result.completed, result.completed, 0]);
-  // Drawn, not only given: the time axis reaches the last token, and the bars have a width.
+  // Drawn, not only given: the time axis reaches the last token, each streaming bar is wider than
+  // ten pixels, and the canvas at its middle holds its colour (#1f5fbf).
   const drawnBars = await page.evaluate(() => {
     const c = window.infermark.charts().timeline;
-    return { max: c.scales.x.max, widths: c.getDatasetMeta(1).data.map((b) => Math.abs(b.width)) };
+    const { x, y } = c.scales;
+    const ratio = c.currentDevicePixelRatio;
+    return {
+      max: x.max,
+      widths: c.$timeline.streaming.map((b) => x.getPixelForValue(b.x[1]) - x.getPixelForValue(b.x[0])),
+      colours: c.$timeline.streaming.map((b) => [...c.ctx.getImageData(
+        Math.round(((x.getPixelForValue(b.x[0]) + x.getPixelForValue(b.x[1])) / 2) * ratio),
+        Math.round(y.getPixelForValue(b.y + 0.5) * ratio), 1, 1).data]),
+    };
   });
   assert.ok(drawnBars.max >= result.median_e2el_ms / 1000, JSON.stringify(drawnBars.max));
   assert.ok(drawnBars.widths.every((w) => w > 10), JSON.stringify(drawnBars.widths));
+  assert.ok(drawnBars.colours.every(([r, g, b, a]) => a === 255 && b > r + 80 && b > g + 40), JSON.stringify(drawnBars.colours));
   // Telemetry: the H100's every sample, with statistics per field.
   const power = csvColumn(16, 2);
   assert.equal(drawn.telemetryPoints, power.length);
@@ -307,7 +317,8 @@ test('main view: the percentile control, TTFT as x, user costs and hollow points
       const c = window.infermark.chart('intvty');
       for (const d of c.data.datasets) {
         const i = d.data.findIndex((q) => q.p && q.p.id === id);
-        if (i >= 0) return d.pointBackgroundColor[i];
+        // One colour for a series whose points all look alike, else one per point.
+        if (i >= 0) return Array.isArray(d.pointBackgroundColor) ? d.pointBackgroundColor[i] : d.pointBackgroundColor;
       }
       return null;
     }, marked.id);
