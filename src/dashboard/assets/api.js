@@ -11,7 +11,13 @@ export function setToken(t) {
 export async function getJson(route, params) {
   const query = params && params.toString() ? `?${params}` : '';
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const response = await fetch(`api/v1/${route}${query}`, { headers });
+  return readJson(route, fetch(`api/v1/${route}${query}`, { headers }));
+}
+
+/// The parsed JSON of a reply to a request for `route` already sent (`reply`: fetch's promise), with
+/// getJson's errors.
+export async function readJson(route, reply) {
+  const response = await reply;
   let body = null;
   try {
     body = await response.json();
@@ -26,10 +32,10 @@ export async function getJson(route, params) {
   return body;
 }
 
-/// Like getJson, but null when the route answers 404 (nothing of that kind stored).
-export async function getJsonIfAny(route, params) {
+/// Like readJson, but null when the route answers 404 (nothing of that kind stored).
+export async function readJsonIfAny(route, reply) {
   try {
-    return await getJson(route, params);
+    return await readJson(route, reply);
   } catch (e) {
     if (/: 404\b/.test(e.message)) return null;
     throw e;

@@ -4,7 +4,7 @@
 // row's attempts and the ends of its logs. The page's controls (telemetry field, open samples and
 // their filters) live in the address.
 
-import { getJson, getJsonIfAny, setToken } from './api.js';
+import { readJson, readJsonIfAny, setToken } from './api.js';
 import { esc, num, withUnit } from './format.js';
 import { drawHistograms, drawSessions, drawTelemetry, drawTimeline, pointCharts } from './point_charts.js';
 import { renderSamples } from './eval_samples.js';
@@ -209,13 +209,13 @@ async function boot() {
     hooks.idle = true;
     return;
   }
-  // The timeline and the telemetry are asked for at once with the page (a 404: none stored).
-  const timeline = getJsonIfAny(`points/${id}/timeline`);
-  // No more samples per chip than the chart has pixels; the statistics are over every sample.
-  const telemetry = getJsonIfAny(`points/${id}/telemetry`, new URLSearchParams({ points: '600' }));
+  // Sent by point.html as the page started (a 404 of the timeline or telemetry: none stored).
+  const sent = window.infermarkRequests;
+  const timeline = readJsonIfAny(`points/${id}/timeline`, sent.timeline);
+  const telemetry = readJsonIfAny(`points/${id}/telemetry`, sent.telemetry);
   let page;
   try {
-    page = await getJson(`points/${id}`);
+    page = await readJson(`points/${id}`, sent.page);
   } catch (e) {
     timeline.catch(() => null);
     telemetry.catch(() => null);
