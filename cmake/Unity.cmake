@@ -4,9 +4,9 @@
 #
 # INFERMARK_UNITY: AUTO (default) is on unless a compiler launcher such as ccache is set (a cache
 # already skips unchanged files, and a unity unit would recompile eight files for one edit); ON or
-# OFF force it. Only src/ is built this way: tests, benchmarks and the CUDA probe keep one unit
-# per file. Files of one module share a unit, so a helper in an anonymous namespace must not
-# repeat a name another file of its module defines.
+# OFF force it. src/'s modules and tests/' suites are built this way: benchmarks and the CUDA
+# probe keep one unit per file. Files of one module (or suite) share a unit, so a helper in an
+# anonymous namespace must not repeat a name another file of its module (or suite) defines.
 set(INFERMARK_UNITY AUTO CACHE STRING "Compile each module's files eight to a translation unit (AUTO, ON, OFF)")
 set_property(CACHE INFERMARK_UNITY PROPERTY STRINGS AUTO ON OFF)
 if(INFERMARK_UNITY STREQUAL "AUTO")

@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+bash scripts/setup.sh main
 
 JOBS="${JOBS:-2}"
 BUILD="${BUILD_DIR:-build-release}"

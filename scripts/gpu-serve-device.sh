@@ -9,6 +9,8 @@
 #   scripts/gpu-serve-device.sh peer [CONC…]       one Llama-3.1-8B server; per CONC (default 4 16) the
 #                                                  peer client, then infermark bench serve, same settings
 #   scripts/gpu-serve-device.sh sweep [FLAGS…]     infermark sweep of the recipe with GPU telemetry
+#   scripts/gpu-serve-device.sh repeats            5 repeats at conc 4 and 16 on one server, on a slowed
+#                                                  one (--max-running 8) and on fresh servers
 # Environment: PROMPTS_PER_CONC (default 2), WARMUPS_PER_CONC (default 1), ISL/OSL (default 1024),
 # PEER_ORDER (peer: the clients in turn per CONC, default "peer infermark"), LOAD_LOG_S (the
 # server's load/step-time log interval, default 2 s; 0 is off).
@@ -97,6 +99,52 @@ case "$mode" in
             "$bin/infermark" bench serve "${common[@]}" --result-filename "infermark_c${c}_$runs.json" 2>&1 | tail -n 32 ;;
         esac
       done
+    done
+    ;;
+  repeats)
+    # Issue 34's run-to-run spread: 5 repeats at conc 4 and 16 on one server, then a deliberately
+    # slowed server (half its batch: --max-running), and 5 fresh servers, each measuring both
+    # concurrencies once. REPEATS (default 5); PARTS (default "same slow fresh") picks which;
+    # ISL/OSL default 1024 (set lower to fit a lease).
+    reps="${REPEATS:-5}"
+    bench() { # result file, conc, extra flags…
+      local rf="$1" c="$2"
+      shift 2
+      "$bin/infermark" bench serve --model "$model" --tokenizer "$tokenizer" --backend vllm \
+        --base-url "http://127.0.0.1:$port" --dataset-name random --random-input-len "$isl" \
+        --random-output-len "$osl" --random-range-ratio 0.8 --num-prompts $((c * ppc)) --max-concurrency "$c" \
+        --request-rate inf --ignore-eos --num-warmups $((c * wpc)) --save-result --result-dir "$out" \
+        --result-filename "$rf" "$@" 2>&1 | tail -n 8
+    }
+    warm() {
+      curl -sS -o /dev/null "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' \
+        -d "{\"model\":\"$model\",\"prompt\":\"warm up\",\"max_tokens\":16,\"ignore_eos\":true}"
+    }
+    parts="${PARTS:-same slow fresh}"
+    if [[ " $parts " == *" same "* ]]; then
+    start_server tools/cb-server/models/llama-3.1-8b "$out/server_same.log"
+    warm
+    for c in 4 16; do bench "same_c$c.json" "$c" --repeats "$reps"; done
+    stop_server
+    server_pid=
+    fi
+    if [[ " $parts " == *" slow "* ]]; then
+    python3 tools/cb-server/serve.py --model-config tools/cb-server/models/llama-3.1-8b --tokenizer "$tokenizer" \
+      --served-model-name "$model" --port "$port" --max-model-len 4096 --max-running 8 >"$out/server_slow.log" 2>&1 &
+    server_pid=$!
+    until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do sleep 1; done
+    warm
+    bench "slow_c16.json" 16 --repeats "$reps"
+    stop_server
+    server_pid=
+    fi
+    [[ " $parts " == *" fresh "* ]] || exit 0
+    for k in $(seq 1 "$reps"); do
+      start_server tools/cb-server/models/llama-3.1-8b "$out/server_fresh$k.log"
+      warm
+      for c in 4 16; do bench "fresh${k}_c$c.json" "$c"; done
+      stop_server
+      server_pid=
     done
     ;;
   sweep)

@@ -3,6 +3,8 @@
 # root). Expects Debian's slurm-wlm and munge (scripts/setup.sh installs them). Writes a munge key
 # when there is none, a slurm.conf for this node (CPUs from nproc, RealMemory from /proc/meminfo),
 # starts munged, slurmctld and slurmd when they are not running, and waits for the node to be idle.
+# With INFERMARK_STARTED_FILE set, the name of each daemon it started is appended there, so that
+# scripts/stop-slurm.sh stops those and nothing that ran before.
 # Exit 0: the cluster answers. Exit 1: it could not start (the message says why).
 set -euo pipefail
 
@@ -13,6 +15,10 @@ fi
 for tool in munged slurmctld slurmd sinfo; do
   command -v "$tool" >/dev/null || { echo "start-slurm: $tool missing (run scripts/setup.sh)" >&2; exit 1; }
 done
+
+started() {
+  if [ -n "${INFERMARK_STARTED_FILE:-}" ]; then echo "$1" >>"$INFERMARK_STARTED_FILE"; fi
+}
 
 # Whether the system's daemon NAME runs: one started without a private configuration (-f FILE,
 # --socket=…), so the two-node test cluster's daemons (scripts/slurm-test-cluster.sh) do not count.
@@ -34,6 +40,7 @@ install -d -o munge -g munge -m 0700 /var/lib/munge /var/log/munge /etc/munge
 install -d -o munge -g munge -m 0755 /run/munge
 if ! running munged; then
   runuser -u munge -- /usr/sbin/munged
+  started munged
 fi
 
 node="$(hostname -s)"
@@ -78,11 +85,13 @@ fi
 
 if ! running slurmctld; then
   /usr/sbin/slurmctld
+  started slurmctld
 elif [ "$changed" = 1 ]; then
   scontrol reconfigure
 fi
 if ! running slurmd; then
   /usr/sbin/slurmd
+  started slurmd
 fi
 
 for _ in $(seq 1 60); do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds infermark with warnings as errors and runs every test: unit, golden, black-box and the
-# fuzz targets (libFuzzer, FUZZ_SECONDS each, 60 by default). Installs what it needs first.
+# fuzz targets (libFuzzer, FUZZ_SECONDS each, 60 by default). Installs what it needs first, starts
+# the services the tests use and stops them when it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,12 +9,33 @@ bash scripts/setup.sh
 
 JOBS="${JOBS:-2}"
 BUILD="${BUILD_DIR:-build}"
+
+# Services the tests need, started here and stopped when this script ends, however it ends (Ctrl-C
+# included): the one-node Slurm cluster with munge (only the daemons that were not running
+# already), and whatever ctest's fixtures left behind if ctest itself was interrupted (the private
+# PostgreSQL server and the two-node Slurm cluster, whose fixtures stop them after a whole run).
+STARTED="$(mktemp /tmp/infermark-test-services.XXXXXX)"
+stop_services() {
+  bash scripts/pg-test-server.sh stop >/dev/null 2>&1 || true
+  bash scripts/slurm-test-cluster.sh stop >/dev/null 2>&1 || true
+  bash scripts/stop-slurm.sh "$STARTED" || true
+  rm -f "$STARTED"
+}
+trap stop_services EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 # Line tables only (-g1): backtraces and sanitizer reports keep file:line, and the build is a
 # quarter shorter than with full debug information (2-core VM, from scratch: 895 s against 1,228 s,
 # 1.1 against 3.3 GB). A build for a debugger: cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo alone.
 DEBUG_INFO=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINFERMARK_WERROR=ON "${DEBUG_INFO[@]}" >/dev/null
 cmake --build "$BUILD" -j "$JOBS"
+if [ "$(id -u)" -eq 0 ]; then
+  INFERMARK_STARTED_FILE="$STARTED" bash scripts/start-slurm.sh ||
+    echo "test: Slurm did not start; the Slurm executor's tests will be skipped"
+else
+  echo "test: not root, so the one-node Slurm cluster is not started (the Slurm executor's tests will be skipped)"
+fi
 JUNIT="$(cd "$BUILD" && pwd)/ctest-results.xml"
 rc=0
 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS" --output-junit "$JUNIT" || rc=$?

@@ -26,8 +26,10 @@
 #include "core/file_io.hpp"
 #include "loadgen/http_target.hpp"
 #include "loadgen/run_benchmark.hpp"
+#include "metrics/repeat_result.hpp"
 #include "metrics/request_timeline.hpp"
 #include "metrics/result_json.hpp"
+#include "runner/sweep.hpp"
 
 namespace infermark::cli {
 namespace {
@@ -48,9 +50,12 @@ struct BenchFlags {
   bool no_continuous_usage = false;
   double max_failure_percent = 5.0;
   double max_engine_slip_percent = 1.0;
+  double max_host_error_percent = 1.0;
   bool gpu_telemetry = false;
   double gpu_telemetry_interval_s = 1.0;
   long long expected_num_gpus = 0;
+  int repeats = 1;
+  int host_retries = 0;
   std::vector<CLI::Option*> ignorable;
 };
 
@@ -79,13 +84,20 @@ double ParseNumber(const std::string& flag, const std::string& text) {
   }
 }
 
-// Writes the result where the flags say (the reference's default name otherwise) and, with
-// --save-detailed, one JSON line per request beside it; returns the result's path.
-std::string SaveResult(const loadgen::BenchConfig& c, const loadgen::BenchResult& r) {
+// The result's file name: the flag's, else the reference's pattern for the run's date.
+std::string ResultName(const loadgen::BenchConfig& c, const loadgen::BenchResult& r) {
+  return c.result_filename.empty() ? loadgen::DefaultResultFilename(c, r.result.value("date", "")) : c.result_filename;
+}
+
+std::filesystem::path ResultPathOf(const loadgen::BenchConfig& c, const std::string& name) {
+  return c.result_dir.empty() ? std::filesystem::path(name) : std::filesystem::path(c.result_dir) / name;
+}
+
+// Writes the result where the flags say (under `name`, else ResultName) and, with --save-detailed,
+// one JSON line per request beside it; returns the result's path.
+std::string SaveResult(const loadgen::BenchConfig& c, const loadgen::BenchResult& r, const std::string& name = "") {
   namespace fs = std::filesystem;
-  const std::string name =
-      c.result_filename.empty() ? loadgen::DefaultResultFilename(c, r.result.value("date", "")) : c.result_filename;
-  const fs::path path = c.result_dir.empty() ? fs::path(name) : fs::path(c.result_dir) / name;
+  const fs::path path = ResultPathOf(c, name.empty() ? ResultName(c, r) : name);
   if (!c.result_dir.empty()) fs::create_directories(c.result_dir);
   metrics::WriteResultJson(path.string(), r.result);
   if (c.save_detailed) {
@@ -96,7 +108,11 @@ std::string SaveResult(const loadgen::BenchConfig& c, const loadgen::BenchResult
   return path.string();
 }
 
-void PrintBenchSummary(const loadgen::BenchResult& r, const std::string& result_path) {
+// `reason_marker` starts each verdict reason's line: the runner reads a client's INVALID reasons
+// from its `  - ` lines, so a repeat's own reasons take another marker and the combined result's
+// (each prefixed with its repeat) are the ones read.
+void PrintBenchSummary(const loadgen::BenchResult& r, const std::string& result_path,
+                       const char* reason_marker = "  - ") {
   const auto& m = r.metrics;
   std::printf("============ Serving Benchmark Result ============\n");
   std::printf("%-40s %10zu\n", "Successful requests:", m.completed);
@@ -118,11 +134,117 @@ void PrintBenchSummary(const loadgen::BenchResult& r, const std::string& result_
   line("TPOT", m.tpot);
   line("ITL", m.itl);
   line("E2EL", m.e2el);
+  // What the host added: the headline figure it moved most, and each statistic past the tolerance.
+  const Json& own = r.result.contains("infermark") ? r.result["infermark"] : Json();
+  if (own.is_object() && own.contains("host_error")) {
+    std::string worst;
+    double most = -1;
+    for (const auto& [key, e] : own["host_error"].items()) {
+      if (!metrics::IsHeadlineFigure(key) || !e["rel"].is_number()) continue;
+      if (std::abs(e["rel"].get<double>()) > most) {
+        most = std::abs(e["rel"].get<double>());
+        worst = key;
+      }
+    }
+    if (most >= 0) {
+      std::printf("%-40s %+9.2f%% (%s, %s)\n", "Host error, largest headline:",
+                  own["host_error"][worst]["rel"].get<double>() * 100, metrics::FigureLabel(worst).c_str(),
+                  own.value("host_error_kind", "").c_str());
+    }
+    for (const auto& mark : r.verdict.marks) {
+      if (!mark.headline) {
+        std::printf("  marked: %s %+.2f %% (%s)\n", metrics::FigureLabel(mark.key).c_str(), mark.rel * 100,
+                    mark.cause.c_str());
+      }
+    }
+  }
   std::printf("%-40s %10s\n", "Verdict:", r.verdict.Name());
-  for (const std::string& reason : r.verdict.reasons) std::printf("  - %s\n", reason.c_str());
+  for (const std::string& reason : r.verdict.reasons) std::printf("%s%s\n", reason_marker, reason.c_str());
   if (!result_path.empty()) std::printf("Result: %s\n", result_path.c_str());
   std::printf("==================================================\n");
   std::fflush(stdout);
+}
+
+// The combined figures of a repeated point: each headline number's median, its interval and range.
+void PrintRepeatSummary(const Json& combined, const std::string& path) {
+  const Json* block = metrics::RepeatsBlock(combined);
+  if (block == nullptr) return;
+  std::printf("============ Repeats: %d (%s) ============\n", block->value("count", 0),
+              block->value("server", "") == "fresh" ? "a fresh server each" : "one server, back to back");
+  std::printf("%-34s %12s %25s %22s\n", "", "median", "95% interval (coverage)", "min .. max");
+  const Json& intervals = (*block)["intervals"];
+  for (const char* key : {"request_throughput", "output_throughput", "total_token_throughput", "median_ttft_ms",
+                          "p99_ttft_ms", "median_tpot_ms", "median_itl_ms", "p99_itl_ms", "median_e2el_ms"}) {
+    const auto it = intervals.find(key);
+    if (it == intervals.end()) continue;
+    char interval[64];
+    std::snprintf(interval, sizeof interval, "%.2f .. %.2f (%.1f%%)", it->value("low", 0.0), it->value("high", 0.0),
+                  100 * it->value("confidence", 0.0));
+    char range[64];
+    std::snprintf(range, sizeof range, "%.2f .. %.2f", it->value("min", 0.0), it->value("max", 0.0));
+    std::printf("%-34s %12.2f %25s %22s\n", key, it->value("median", 0.0), interval, range);
+  }
+  std::printf("%-34s %12s\n", "Verdict:", combined.value("verdict", "").c_str());
+  for (const Json& reason : combined.value("verdict_reasons", Json::array())) {
+    std::printf("  - %s\n", reason.get<std::string>().c_str());
+  }
+  std::printf("Result: %s\n", path.c_str());
+  std::printf("==================================================\n");
+  std::fflush(stdout);
+}
+
+// --repeats N: the benchmark run N times back to back against the one server, each repeat's result
+// kept as `<name>.repeat-<k>.json`, then the combined result (metrics/repeat_result.hpp) written
+// under the result's own name. A repeat INVALID for the host's reasons alone is measured again
+// (--host-retries per repeat), its spoiled file kept as `<name>.repeat-<k>.attempt-<a>.json`.
+int RunRepeats(const BenchFlags& f, const loadgen::BenchConfig& c, std::optional<GpuTelemetry>& telemetry) {
+  namespace fs = std::filesystem;
+  std::vector<Json> repeats;
+  metrics::RepeatSetup setup;
+  std::string name;
+  for (int k = 1; k <= f.repeats; ++k) {
+    int retries = 0;
+    loadgen::BenchResult result;
+    std::string path;
+    for (;;) {
+      try {
+        result = loadgen::RunHttpBenchmark(c);
+      } catch (const loadgen::ServerUnreachable& e) {
+        std::fprintf(stderr, "infermark bench: repeat %d of %d: %s; no combined result written\n", k, f.repeats,
+                     e.what());
+        return kExitRunFailed;
+      }
+      if (name.empty()) name = ResultName(c, result);
+      path = SaveResult(c, result, metrics::RepeatFileName(name, k));
+      if (retries >= f.host_retries || !result.complete || !runner::InvalidForTheHostAlone(path)) break;
+      ++retries;
+      const fs::path spoiled = ResultPathOf(c, metrics::RepeatAttemptFileName(name, k, retries));
+      std::error_code ec;
+      fs::rename(path, spoiled, ec);
+      std::fprintf(stderr,
+                   "infermark bench: repeat %d of %d INVALID for the host's reasons alone, measured again (%s)\n", k,
+                   f.repeats, spoiled.string().c_str());
+    }
+    PrintBenchSummary(result, path, "    · ");
+    repeats.push_back(std::move(result.result));
+    setup.files.push_back(fs::path(path).filename().string());
+    setup.retries.push_back(retries);
+    if (!repeats.back().value("complete", true)) break;  // a stop signal: no further repeats
+  }
+  const Json combined = metrics::CombineRepeatResults(repeats, setup);
+  const std::string path = ResultPathOf(c, name).string();
+  metrics::WriteResultJson(path, combined);
+  if (telemetry) {
+    const PowerFields power = telemetry->Finish(path, f.expected_num_gpus);
+    std::fprintf(stderr, "infermark bench: %s\n", power.summary.c_str());
+  }
+  const Json written = Json::parse(ReadFile(path));
+  PrintRepeatSummary(written, path);
+  if (written.value("verdict", "") != "VALID") {
+    std::fprintf(stderr, "infermark bench: INVALID point (%zu of %d repeats measured)\n", repeats.size(), f.repeats);
+    return kExitRunFailed;
+  }
+  return kExitOk;
 }
 
 int RunBench(BenchFlags& f) {
@@ -149,6 +271,7 @@ int RunBench(BenchFlags& f) {
   c.continuous_usage_stats = !f.no_continuous_usage;
   c.limits.max_failure_fraction = f.max_failure_percent / 100.0;
   c.limits.max_engine_slip_fraction = f.max_engine_slip_percent / 100.0;
+  c.limits.max_host_error_fraction = f.max_host_error_percent / 100.0;
   c.progress = !f.disable_tqdm && !f.no_progress && isatty(STDERR_FILENO) != 0;
   for (CLI::Option* option : f.ignorable) {
     if (option->count() > 0) c.ignored_flags.push_back(option->get_name());
@@ -166,6 +289,16 @@ int RunBench(BenchFlags& f) {
     if (f.expected_num_gpus < 0) BadFlag("--expected-num-gpus", "must be 0 (the GPUs sampled) or more");
   }
 
+  if (f.repeats < 1 || f.repeats > 1000) BadFlag("--repeats", "must be from 1 to 1000");
+  if (f.host_retries < 0) BadFlag("--host-retries", "must be 0 or more");
+  if (f.host_retries > 0 && f.repeats == 1) {
+    BadFlag("--host-retries",
+            "applies to each of --repeats (a single run is measured again by the runner's --host-retries)");
+  }
+  if (f.repeats > 1 && !c.save_result && !c.save_detailed) {
+    BadFlag("--repeats", "needs --save-result: every repeat's result is kept in a file beside the combined one");
+  }
+
   SignalWatcher signals("infermark bench");
   c.stop = signals.flag();
   // Started after the watcher blocked SIGINT/SIGTERM, so that the sampling thread never takes them.
@@ -175,6 +308,7 @@ int RunBench(BenchFlags& f) {
     telemetry.emplace(std::filesystem::path(c.result_dir.empty() ? "." : c.result_dir) / "gpu_metrics.csv",
                       f.gpu_telemetry_interval_s);
   }
+  if (f.repeats > 1) return RunRepeats(f, c, telemetry);
   loadgen::BenchResult result;
   try {
     result = loadgen::RunHttpBenchmark(c);
@@ -292,16 +426,23 @@ void AddBenchCommand(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--no-continuous-usage-stats", f->no_continuous_usage, "Do not ask for usage on every chunk");
   cmd->add_option("--drain-timeout", c.drain_s, "After SIGINT/SIGTERM, seconds to let in-flight requests finish")
       ->capture_default_str();
-  cmd->add_option("--max-send-lag-ms", c.limits.max_send_lag_p99_ms, "VALID only if p99 send lag stays under this")
+  cmd->add_option("--max-host-error-percent", f->max_host_error_percent,
+                  "INVALID when the host moved a headline figure (throughputs, median TTFT/TPOT/ITL/E2EL, "
+                  "interactivity) by more than this % of its ideal value; other statistics past it are marked")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-send-lag-ms", c.limits.max_send_lag_p99_ms,
+                  "Diagnostic: a p99 send lag over this is named as a cause of host error")
       ->capture_default_str();
   cmd->add_option("--max-loop-lag-ms", c.limits.max_loop_lag_p99_ms,
-                  "VALID only if p99 event-loop lag stays under this")
+                  "Diagnostic: a p99 event-loop lag over this is named as a cause of host error")
       ->capture_default_str();
   cmd->add_option("--max-engine-lateness-ms", c.limits.max_engine_lateness_p99_ms,
-                  "Against the built-in engine: VALID only if its passes' p99 lateness stays under this")
+                  "Diagnostic (built-in engine): a p99 pass lateness over this is named as a cause of host error")
       ->capture_default_str();
   cmd->add_option("--max-engine-slip-percent", f->max_engine_slip_percent,
-                  "Against the built-in engine: VALID only if its clock slips lose at most this % of the window")
+                  "Diagnostic (built-in engine): catching up on late passes for more than this % of the window is "
+                  "named as a cause of host error")
       ->capture_default_str();
   cmd->add_option("--min-requests", c.limits.min_completed, "VALID only if at least this many requests completed")
       ->capture_default_str();
@@ -315,6 +456,14 @@ void AddBenchCommand(CLI::App& app, CommandResult& result) {
       ->capture_default_str();
   cmd->add_option("--expected-num-gpus", f->expected_num_gpus,
                   "GPUs the deployment uses (TP·PP·PCP) for the power validity check (0: the GPUs sampled)")
+      ->capture_default_str();
+  cmd->add_option("--repeats", f->repeats,
+                  "Measure the point this many times back to back: each repeat's result as <name>.repeat-<k>.json, "
+                  "the combined one (medians with 95% intervals) under the result's name")
+      ->capture_default_str();
+  cmd->add_option("--host-retries", f->host_retries,
+                  "With --repeats: measure a repeat again, at most this many times, when it is INVALID only for the "
+                  "host's reasons")
       ->capture_default_str();
   cmd->callback([f, &result] { result.exit_code = RunBench(*f); });
 }

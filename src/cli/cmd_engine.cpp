@@ -5,7 +5,8 @@
 // deployment, `--role router` the router in front of them (docs/engine-serve.md). `engine calibrate` fits the step-time
 // model's efficiency factors to measured points, reports the error on points left out of each fit (model left out, GPU
 // left out) beside the measurements' own noise, and writes the profiles the engine uses
-// (data/engine/calibrated/*.yaml).
+// (data/engine/calibrated/*.yaml) and the prediction bands `predict` puts around its figures
+// (data/engine/bands/).
 #include <signal.h>
 
 #include <chrono>
@@ -15,6 +16,8 @@
 #include <memory>
 #include <set>
 
+#include "calibration/calibration_report.hpp"
+#include "calibration/served_points.hpp"
 #include "cli/commands.hpp"
 #include "cli/deployment_flags.hpp"
 #include "cli/list_flags.hpp"
@@ -23,10 +26,8 @@
 #include "core/file_io.hpp"
 #include "engine/engine_server.hpp"
 #include "engine/router_server.hpp"
-#include "perfmodel/calibration_report.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "perfmodel/kernel_classes.hpp"
-#include "perfmodel/served_points.hpp"
 #include "sim/predict.hpp"
 
 namespace infermark::cli {
@@ -39,6 +40,7 @@ struct CalibrateOptions {
   std::string out_dir;
   std::string report;
   std::string points_csv;
+  std::string bands_dir;
   std::string holdout;
   std::vector<std::string> hardware_profiles;
   unsigned threads = 1;
@@ -54,14 +56,14 @@ struct CalibrateOptions {
 // predicting the others; writes <framework>-<hw>.yaml fitted on those concurrencies.
 int RunCalibrateServed(const CalibrateOptions& o) {
   const perfmodel::EngineData& data = perfmodel::DefaultEngineData();
-  auto points = perfmodel::LoadServedPoints(o.served);
+  auto points = calibration::LoadServedPoints(o.served);
   std::cerr << "calibrate: " << points.size() << " served points of " << o.served << "; simulating each once…\n";
-  const perfmodel::Calibrator calibrator(data, std::move(points), o.threads, &sim::RecordTrace, o.hardware_profiles);
-  perfmodel::FitSettings settings;
+  const calibration::Calibrator calibrator(data, std::move(points), o.threads, &sim::RecordTrace, o.hardware_profiles);
+  calibration::FitSettings settings;
   settings.max_evaluations = o.max_evaluations;
   settings.prior_weight = o.prior_weight;
   settings.threads = o.threads;
-  const std::vector<perfmodel::Fold> folds = perfmodel::ConcurrencyHeldOut(calibrator, o.fit_conc, settings);
+  const std::vector<calibration::Fold> folds = calibration::ConcurrencyHeldOut(calibrator, o.fit_conc, settings);
   if (folds.empty()) {
     throw InputError(Diagnostic{
         {o.served, 0, 0}, "", "--fit-conc", "no deployment there has points both at and outside these concurrencies"});
@@ -69,7 +71,7 @@ int RunCalibrateServed(const CalibrateOptions& o) {
   if (!o.no_write) {
     const std::string out_dir = o.out_dir.empty() ? (fs::path(data.dir) / "calibrated").string() : o.out_dir;
     fs::create_directories(out_dir);
-    for (const perfmodel::Fold& f : folds) {
+    for (const calibration::Fold& f : folds) {
       perfmodel::CalibratedProfile profile;
       profile.framework = calibrator.deployment(f.train.front()).framework.name;
       profile.scope = calibrator.deployment(f.train.front()).hardware.name;
@@ -78,7 +80,7 @@ int RunCalibrateServed(const CalibrateOptions& o) {
       for (std::size_t i : f.train)
         for (auto& k : perfmodel::KernelClassesOf(calibrator.deployment(i))) classes.insert(std::move(k));
       profile.kernel_classes.assign(classes.begin(), classes.end());
-      const perfmodel::ErrorSummary held = perfmodel::SummarizeErrors(f.errors);
+      const calibration::ErrorSummary held = calibration::SummarizeErrors(f.errors);
       char line[256];
       std::snprintf(line, sizeof line,
                     "held-out error (%zu points): tok/s/GPU median %.1f %%, interactivity median %.1f %%.", held.points,
@@ -90,7 +92,7 @@ int RunCalibrateServed(const CalibrateOptions& o) {
                                     "Field meanings: docs/engine-model.md, \"Efficiency factors\"."}));
     }
   }
-  const std::string report = perfmodel::ServedCalibrationReport(calibrator, folds, o.served);
+  const std::string report = calibration::ServedCalibrationReport(calibrator, folds, o.served);
   if (!o.report.empty()) WriteFileAtomic(o.report, report);
   std::cout << report;
   return kExitOk;
@@ -106,22 +108,22 @@ int RunCalibrate(const CalibrateOptions& o) {
   const std::string repeat =
       o.repeat.empty() ? (measured_dir / "repeat_2025-10-25_vs_2025-10-28.csv").string() : o.repeat;
   const std::string out_dir = o.out_dir.empty() ? (fs::path(data.dir) / "calibrated").string() : o.out_dir;
-  auto points = perfmodel::LoadMeasuredPoints(measured);
+  auto points = calibration::LoadMeasuredPoints(measured);
   std::cerr << "calibrate: " << points.size() << " measured points; simulating each once…\n";
-  const perfmodel::Calibrator calibrator(data, std::move(points), o.threads, &sim::RecordTrace, o.hardware_profiles);
+  const calibration::Calibrator calibrator(data, std::move(points), o.threads, &sim::RecordTrace, o.hardware_profiles);
   std::cerr << "calibrate: traces ready in " << std::chrono::duration<double>(Clock::now() - t0).count() << " s\n";
-  perfmodel::FitSettings settings;
+  calibration::FitSettings settings;
   settings.max_evaluations = o.max_evaluations;
   settings.prior_weight = o.prior_weight;
   settings.threads = o.threads;
   // Protocol (c): points of architectures the calibration never sees, predicted, never fitted.
-  std::unique_ptr<perfmodel::Calibrator> holdout;
+  std::unique_ptr<calibration::Calibrator> holdout;
   const std::string holdout_path =
       o.holdout.empty() ? (fs::path(data.dir) / "holdout" / "holdout_points.csv").string() : o.holdout;
   if (o.holdout != "none" && fs::exists(holdout_path)) {
-    std::vector<perfmodel::MeasuredPoint> held;
+    std::vector<calibration::MeasuredPoint> held;
     std::size_t skipped = 0;
-    for (auto& p : perfmodel::LoadMeasuredPoints(holdout_path)) {
+    for (auto& p : calibration::LoadMeasuredPoints(holdout_path)) {
       // GB200 NVL72 keys are multi-node disaggregated deployments (their tp counts every GPU of
       // both roles), which this protocol does not model.
       if (p.hw_key.rfind("gb200", 0) == 0) {
@@ -132,25 +134,34 @@ int RunCalibrate(const CalibrateOptions& o) {
     }
     std::cerr << "calibrate: " << held.size() << " held-out points of " << holdout_path << " (" << skipped
               << " multi-node disaggregated GB200 points left out)\n";
-    holdout = std::make_unique<perfmodel::Calibrator>(data, std::move(held), o.threads, &sim::RecordTrace,
-                                                      o.hardware_profiles);
+    holdout = std::make_unique<calibration::Calibrator>(data, std::move(held), o.threads, &sim::RecordTrace,
+                                                        o.hardware_profiles);
   }
-  const std::vector<perfmodel::RepeatedPoint> repeats =
-      fs::exists(repeat) ? perfmodel::LoadRepeatedPoints(repeat) : std::vector<perfmodel::RepeatedPoint>{};
-  const perfmodel::CalibrationOutcome outcome = perfmodel::Calibrate(
+  const std::vector<calibration::RepeatedPoint> repeats =
+      fs::exists(repeat) ? calibration::LoadRepeatedPoints(repeat) : std::vector<calibration::RepeatedPoint>{};
+  const calibration::CalibrationOutcome outcome = calibration::Calibrate(
       calibrator, settings, o.skip_protocols, repeats,
       [](const std::string& line) { std::cerr << "calibrate: " << line << '\n'; }, holdout.get());
-  if (!o.points_csv.empty()) WriteFileAtomic(o.points_csv, perfmodel::HeldOutCsv(calibrator, outcome));
+  if (!o.points_csv.empty()) WriteFileAtomic(o.points_csv, calibration::HeldOutCsv(outcome.held_out));
   if (!o.no_write) {
     fs::create_directories(out_dir);
     for (const auto& [profile, summary] : outcome.profiles) {
       WriteFileAtomic(
           (fs::path(out_dir) / (profile.framework + "-" + profile.scope + ".yaml")).string(),
-          perfmodel::FormatCalibratedProfile(profile, perfmodel::ProfileComment(profile, summary, measured)));
+          perfmodel::FormatCalibratedProfile(profile, calibration::ProfileComment(profile, summary, measured)));
+    }
+    // The bands go with the residuals they were built from, so that both can be checked again
+    // (`engine bands`); skipped protocols leave the last ones in place.
+    if (!outcome.bands.Empty()) {
+      const fs::path bands_dir = o.bands_dir.empty() ? fs::path(data.dir) / "bands" : fs::path(o.bands_dir);
+      fs::create_directories(bands_dir);
+      WriteFileAtomic((bands_dir / calibration::kHeldOutFile).string(), calibration::HeldOutCsv(outcome.held_out));
+      WriteFileAtomic((bands_dir / calibration::kPredictionBandsFile).string(),
+                      calibration::FormatPredictionBands(outcome.bands, calibration::BandsComment(measured)));
     }
   }
-  const std::string report = perfmodel::CalibrationReport(calibrator, outcome, measured,
-                                                          std::chrono::duration<double>(Clock::now() - t0).count());
+  const std::string report = calibration::CalibrationReport(calibrator, outcome, measured,
+                                                            std::chrono::duration<double>(Clock::now() - t0).count());
   if (!o.report.empty()) WriteFileAtomic(o.report, report);
   std::cout << report;
   return kExitOk;
@@ -305,7 +316,8 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
   auto* cal = cmd->add_subcommand(
       "calibrate",
       "Fit the step-time model's efficiency factors to measured points, report held-out errors (model left out, "
-      "GPU left out) against the noise floor, and write data/engine/calibrated/*.yaml");
+      "GPU left out) against the noise floor, and write data/engine/calibrated/*.yaml and the prediction bands "
+      "(data/engine/bands/)");
   cal->add_option("--measured", o->measured, "Measured points CSV (default: data/engine/measured/measured_points.csv)");
   cal->add_option("--repeat", o->repeat, "Repeat-run CSV for the noise floor");
   cal->add_option("--out", o->out_dir, "Folder for the profiles (default: data/engine/calibrated)");
@@ -316,10 +328,13 @@ void AddEngineCommand(CLI::App& app, CommandResult& result) {
                   "default: data/engine/holdout/holdout_points.csv; `none` skips it)");
   cal->add_option("--report", o->report, "Also write the report (markdown) to this file");
   cal->add_option("--points-csv", o->points_csv, "Write every held-out prediction beside its measurement (CSV)");
+  cal->add_option("--bands-dir", o->bands_dir,
+                  "Folder for the prediction bands and the held-out predictions they come from (default: "
+                  "data/engine/bands)");
   cal->add_option("--threads", o->threads, "Threads simulating points")->capture_default_str();
   cal->add_option("--max-evaluations", o->max_evaluations, "Loss evaluations per fit")->capture_default_str();
   cal->add_option("--prior-weight", o->prior_weight, "Pull towards the priors")->capture_default_str();
-  cal->add_flag("--no-write", o->no_write, "Report only; leave the profiles alone");
+  cal->add_flag("--no-write", o->no_write, "Report only; leave the profiles and bands alone");
   cal->add_flag("--skip-protocols", o->skip_protocols, "Only fit and write the profiles");
   cal->add_option("--served", o->served,
                   "Instead: a real engine's sweep (a folder of agg_*.json records and their raw results): fit on "

@@ -51,8 +51,9 @@ void AddCommonFlags(CLI::App* cmd, OutputOptions& out, matrix::CommonOptions& co
       ->check(CLI::IsMember({"fixed-seq-len", "agentic-coding"}));
   cmd->add_option("--format", out.format,
                   "table (default on a terminal), json (the exact InferenceX JSON; default otherwise), github "
-                  "({\"include\": [...]}, at most 256 rows), names (one RESULT_FILENAME per row)")
-      ->check(CLI::IsMember({"table", "json", "github", "names"}));
+                  "({\"include\": [...]}, at most 256 rows), github-outputs (single-node and multi-node matrices as "
+                  "NAME=VALUE lines for $GITHUB_OUTPUT), names (one RESULT_FILENAME per row)")
+      ->check(CLI::IsMember({"table", "json", "github", "github-outputs", "names"}));
   cmd->add_option("--shard", out.shard, "Emit only part K of N of the rows (K/N), e.g. to split a GitHub matrix");
   cmd->add_option("--runner-name", out.runner_name,
                   "Concrete runner name used in result file names (default: this host's name)");
@@ -80,6 +81,8 @@ void Print(const std::vector<Json>& all_rows, const OutputOptions& out) {
     text = matrix::FormatJson(rows);
   } else if (format == "github") {
     text = matrix::FormatGithub(rows);
+  } else if (format == "github-outputs") {
+    text = matrix::FormatGithubOutputs(rows);
   } else if (format == "names") {
     const std::string runner = out.runner_name.empty() ? matrix::DefaultRunnerName() : out.runner_name;
     for (const auto& row : rows) text += matrix::ResultFilename(row, runner) + '\n';

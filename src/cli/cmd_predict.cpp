@@ -10,7 +10,10 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <set>
 
+#include "calibration/prediction_band.hpp"
 #include "cli/cmd_run_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/deployment_flags.hpp"
@@ -23,6 +26,7 @@
 #include "runner/predict_sweep.hpp"
 #include "runner/row_eval.hpp"
 #include "sim/predict.hpp"
+#include "sim/prediction_band.hpp"
 #include "store/store_url.hpp"
 
 namespace infermark::cli {
@@ -57,6 +61,40 @@ Json FiguresJson(const sim::PredictedFigures& f) {
   j["num_prompts"] = f.completed;
   j["duration"] = f.duration_s;
   return j;
+}
+
+// A point's bands as the agg record carries them: its group and each figure's band_p10/band_p90.
+Json BandJson(const sim::FigureBands& b) {
+  Json figures = Json::object();
+  const std::pair<const char*, const calibration::Band*> bands[] = {{"tput_per_gpu", &b.tput_per_gpu},
+                                                                    {"output_tput_per_gpu", &b.output_tput_per_gpu},
+                                                                    {"input_tput_per_gpu", &b.input_tput_per_gpu},
+                                                                    {"median_intvty", &b.median_intvty},
+                                                                    {"median_e2el", &b.median_e2el},
+                                                                    {"median_ttft", &b.median_ttft},
+                                                                    {"median_tpot", &b.median_tpot},
+                                                                    {"p90_ttft", &b.p90_ttft},
+                                                                    {"p99_ttft", &b.p99_ttft},
+                                                                    {"p90_tpot", &b.p90_tpot},
+                                                                    {"p99_tpot", &b.p99_tpot}};
+  for (const auto& [key, band] : bands) figures[key] = Json{{"band_p10", band->p10}, {"band_p90", band->p90}};
+  return Json{{"scope", b.scope}, {"residuals", b.residuals}, {"figures", std::move(figures)}};
+}
+
+// A figure's band in a table cell ("–" without one).
+std::string BandCell(const std::optional<sim::FigureBands>& band, calibration::Band sim::FigureBands::*figure,
+                     int digits) {
+  if (!band) return "–";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f–%.*f", digits, ((*band).*figure).p10, digits, ((*band).*figure).p90);
+  return text;
+}
+
+// Where the table's bands come from, one line (or why there are none).
+std::string BandLine(const std::optional<sim::FigureBands>& band) {
+  if (!band) return "bands: none (the factors are the framework's priors, or no bands file)";
+  return "bands: p10–p90 of calibration's held-out residuals, group " + band->scope + " (" +
+         std::to_string(band->residuals) + " residuals; docs/engine-model.md, \"Prediction bands\")";
 }
 
 std::string Format(const PredictOptions& o) {
@@ -94,6 +132,7 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
     Json out = Json::array();
     for (const auto& row : s.rows) {
       Json j = FiguresJson(row.figures);
+      if (row.figures.band) j["prediction_band"] = BandJson(*row.figures.band);
       j["result_filename"] = row.result_filename;
       j["status"] = runner::StatusName(row.outcome.status);
       j["reason"] = row.outcome.reason;
@@ -102,17 +141,22 @@ int RunPredictRecipes(const PredictOptions& o, bool conc_given) {
     }
     std::cout << DumpJson(out) << '\n';
   } else {
-    std::printf("%-11s %-13s %5s %12s %12s %10s %10s %10s  %s\n", "seq", "parallelism", "conc", "tok/s/GPU",
-                "tok/s/user", "TTFT s", "TPOT ms", "E2EL s", "status");
+    std::printf("%-11s %-13s %5s %12s %15s %12s %13s %10s %10s %10s  %s\n", "seq", "parallelism", "conc", "tok/s/GPU",
+                "p10–p90", "tok/s/user", "p10–p90", "TTFT s", "TPOT ms", "E2EL s", "status");
+    std::set<std::string> band_lines;
     for (const auto& row : s.rows) {
       const sim::PredictedFigures& f = row.figures;
       // Agentic rows: the offload mode where a sequence length would be (conc = users).
       const std::string seq = row.row.Agentic() ? "agentic/kv" + row.row.kv_offloading : row.row.SeqLen();
-      std::printf("%-11s %-13s %5d %12.1f %12.2f %10.3f %10.2f %10.2f  %s%s%s\n", seq.c_str(),
-                  Parallelism(row.row).c_str(), row.row.Conc(), f.tput_per_gpu, f.median_intvty, f.median_ttft,
-                  f.median_tpot * 1e3, f.median_e2el, runner::StatusName(row.outcome.status),
-                  row.outcome.reason.empty() ? "" : ": ", row.outcome.reason.c_str());
+      std::printf("%-11s %-13s %5d %12.1f %15s %12.2f %13s %10.3f %10.2f %10.2f  %s%s%s\n", seq.c_str(),
+                  Parallelism(row.row).c_str(), row.row.Conc(), f.tput_per_gpu,
+                  BandCell(f.band, &sim::FigureBands::tput_per_gpu, 0).c_str(), f.median_intvty,
+                  BandCell(f.band, &sim::FigureBands::median_intvty, 1).c_str(), f.median_ttft, f.median_tpot * 1e3,
+                  f.median_e2el, runner::StatusName(row.outcome.status), row.outcome.reason.empty() ? "" : ": ",
+                  row.outcome.reason.c_str());
+      if (row.outcome.status != runner::RowStatus::kFailed) band_lines.insert(BandLine(f.band));
     }
+    for (const std::string& line : band_lines) std::printf("%s\n", line.c_str());
   }
   // With JSON on stdout the summary line goes to stderr, so the output stays one document.
   std::FILE* summary = Format(o) == "json" ? stderr : stdout;
@@ -161,15 +205,18 @@ int RunPredict(const PredictOptions& o) {
     std::printf("%s %s on %dx %s, %s, ISL %d / OSL %d (factors: %s)\n", d.model.name.c_str(),
                 d.precision.precision.c_str(), d.tp, d.hardware.name.c_str(), d.framework.name.c_str(), o.isl, o.osl,
                 d.efficiency_source.c_str());
-    std::printf("%6s %12s %12s %12s %10s %10s %10s %9s\n", "conc", "tok/s/GPU", "out/s/GPU", "tok/s/user", "TTFT s",
-                "TPOT ms", "E2EL s", "preempt");
+    std::printf("%6s %12s %15s %12s %12s %13s %10s %10s %10s %9s\n", "conc", "tok/s/GPU", "p10–p90", "out/s/GPU",
+                "tok/s/user", "p10–p90", "TTFT s", "TPOT ms", "E2EL s", "preempt");
   }
+  std::optional<sim::FigureBands> last_band;
   for (const int conc : concs) {
     const int prompts = o.num_prompts > 0 ? o.num_prompts : 10 * conc;
     const int warmups = o.num_warmups >= 0 ? o.num_warmups : 2 * conc;
-    const sim::Prediction p = sim::Predict(
+    sim::Prediction p = sim::Predict(
         d, sim::ReferenceClient(o.flags.options.model, o.isl, o.osl, conc, prompts, warmups, o.range_ratio));
+    sim::AddPredictionBand(p.result.result, p.figures, d, calibration::DefaultPredictionBands());
     const sim::PredictedFigures& f = p.figures;
+    last_band = f.band;
     if (format == "json") {
       Json j = Json::object();
       j["conc"] = conc;
@@ -182,13 +229,16 @@ int RunPredict(const PredictOptions& o) {
       j["dp_attention"] = d.dp_attention;
       j["verdict"] = p.result.verdict.Name();
       j["unmeasured_kernel_classes"] = perfmodel::UnmeasuredKernelClasses(d);
+      if (f.band) j["prediction_band"] = BandJson(*f.band);
       out.push_back(std::move(j));
     } else {
-      std::printf("%6d %12.1f %12.1f %12.2f %10.3f %10.2f %10.2f %9lld\n", conc, f.tput_per_gpu, f.output_tput_per_gpu,
-                  f.median_intvty, f.median_ttft, f.median_tpot * 1e3, f.median_e2el,
-                  static_cast<long long>(p.stats.preemptions));
+      std::printf("%6d %12.1f %15s %12.1f %12.2f %13s %10.3f %10.2f %10.2f %9lld\n", conc, f.tput_per_gpu,
+                  BandCell(f.band, &sim::FigureBands::tput_per_gpu, 0).c_str(), f.output_tput_per_gpu, f.median_intvty,
+                  BandCell(f.band, &sim::FigureBands::median_intvty, 1).c_str(), f.median_ttft, f.median_tpot * 1e3,
+                  f.median_e2el, static_cast<long long>(p.stats.preemptions));
     }
   }
+  if (format == "table") std::printf("%s\n", BandLine(last_band).c_str());
   if (format == "json") std::cout << DumpJson(out) << '\n';
   return kExitOk;
 }

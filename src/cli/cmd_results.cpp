@@ -2,6 +2,7 @@
 // processing and power aggregation, the results store and run comparison. All logic lives in
 // src/power/, src/results/, src/store/ and src/report/.
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -13,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "core/diagnostic.hpp"
+#include "core/eval_thresholds.hpp"
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "core/host.hpp"
@@ -24,14 +26,19 @@
 #include "power/multinode_power.hpp"
 #include "power/power_aggregation.hpp"
 #include "report/compare.hpp"
+#include "report/compare_markdown.hpp"
 #include "report/csv_export.hpp"
 #include "report/eval_compare.hpp"
 #include "report/eval_json.hpp"
 #include "results/agentic_record.hpp"
-#include "results/eval_thresholds.hpp"
+#include "results/bundle.hpp"
+#include "results/eval_folder.hpp"
+#include "results/host_error_summary.hpp"
 #include "results/process_result.hpp"
+#include "results/repeat_record.hpp"
 #include "results/result_files.hpp"
 #include "runner/attempt_record.hpp"
+#include "store/bundle_ingest.hpp"
 #include "store/ingest.hpp"
 #include "store/ingest_inferencex_app.hpp"
 #include "store/result_store.hpp"
@@ -67,11 +74,7 @@ struct SettingFlags {
 
 // Read-only commands never create a store by accident.
 std::unique_ptr<results::ResultStore> OpenExisting(const std::string& url) {
-  if (!results::StoreUrlExists(url)) {
-    throw InputError(Diagnostic{
-        {url, 0, 0}, "", "", "no results store here (store results with `infermark results ingest`, or pass --db)"});
-  }
-  return results::OpenStoreUrl(url);
+  return results::OpenExistingStoreUrl(url);
 }
 
 std::string Fixed(double v, int digits) {
@@ -363,13 +366,17 @@ struct IngestCommand {
   double time_scale = 0;
   std::string format = "auto";
   std::string thresholds;
+  bool require_receipt = false;
+  std::vector<std::string> allow_issuers;
+  std::string bundles;
   SettingFlags flags;
+  std::vector<CLI::Option*> not_for_bundles;  // flags a bundle's own facts replace
 };
 
 // The thresholds evaluations without their own are gated by: `path`, else the project's
 // data/evals/thresholds.yaml when there is one (none: such evaluations get no threshold).
-std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
-  if (!path.empty()) return results::LoadEvalThresholds(path);
+std::optional<EvalThresholds> LoadThresholds(const std::string& path) {
+  if (!path.empty()) return LoadEvalThresholds(path);
   std::string dir;
   try {
     dir = eval::EvalDataDir();
@@ -379,10 +386,126 @@ std::optional<results::EvalThresholds> LoadThresholds(const std::string& path) {
   const std::string file = (fs::path(dir) / "thresholds.yaml").string();
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
-  return results::LoadEvalThresholds(file);
+  return LoadEvalThresholds(file);
+}
+
+// Stores one batch's points (or its run alone, when it has neither points nor evaluations nor row
+// attempts to follow), evaluations, and its points' details and evaluations' samples, saying what
+// each write did.
+void StoreBatch(results::ResultStore& store, const results::IngestBatch& batch, const std::string& db,
+                bool attempts_follow = false) {
+  if (!batch.points.empty() || (batch.evaluations.empty() && !attempts_follow)) {
+    const results::IngestOutcome outcome = store.Ingest(batch.run, batch.points);
+    std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+              << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
+              << " point(s)) into " << results::DisplayStoreUrl(db) << '\n';
+  }
+  if (!batch.evaluations.empty()) {
+    const results::IngestOutcome outcome = store.IngestEvaluations(batch.run, batch.evaluations);
+    std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+              << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
+              << " evaluation(s)) into " << results::DisplayStoreUrl(db) << '\n';
+  }
+  const auto [details, samples] = results::StoreBatchDetails(store, batch);
+  if (details + samples > 0) {
+    std::cout << "run " << batch.run.run_key << ": details of " << details << " point(s), samples of " << samples
+              << " evaluation(s)\n";
+  }
+}
+
+// Every file and eval folder of `paths` that no bundle holds (bundles and loose files are
+// ingested apart: a loose file has no receipt to check).
+std::vector<std::string> OutsideBundles(const std::vector<std::string>& paths,
+                                        const std::vector<std::string>& bundles) {
+  const auto inside = [&](const std::string& path) {
+    const std::string absolute = fs::absolute(path).lexically_normal().string();
+    for (const std::string& b : bundles) {
+      const std::string root = fs::absolute(b).lexically_normal().string();
+      if (absolute.size() > root.size() && absolute.compare(0, root.size(), root) == 0 && absolute[root.size()] == '/')
+        return true;
+    }
+    return false;
+  };
+  std::vector<std::string> outside;
+  for (const std::string& file : results::ExpandResultPaths(paths)) {
+    if (!inside(file)) outside.push_back(file);
+  }
+  for (const std::string& folder : results::FindEvalFolders(paths)) {
+    if (!inside(folder)) outside.push_back(folder);
+  }
+  return outside;
+}
+
+// `results ingest` of measurement bundles: every bundle verified before the store is opened, each
+// kept in the bundle archive, then its points stored with their receipt ids.
+int IngestBundles(IngestCommand& cmd, const std::vector<std::string>& bundle_dirs) {
+  for (CLI::Option* option : cmd.not_for_bundles) {
+    if (option->count() > 0) {
+      throw InputError(Diagnostic{
+          {}, "", option->get_name(), "does not apply to a bundle: its receipt and row records state its facts"});
+    }
+  }
+  for (const auto& [name, option] : cmd.flags.options) {
+    if (option->count() > 0) {
+      throw InputError(Diagnostic{
+          {}, "", option->get_name(), "does not apply to a bundle: its receipt and row records state its facts"});
+    }
+  }
+  if (cmd.format != "auto") {
+    throw InputError(Diagnostic{{}, "", "--format", "does not apply to a bundle: its receipt lists what it holds"});
+  }
+  if (bundle_dirs.empty()) {
+    throw InputError(Diagnostic{{},
+                                "",
+                                "",
+                                "no bundle (a folder with receipt.json) under the given paths, and "
+                                "--require-receipt or --allow-issuer asks for one"});
+  }
+  const std::vector<std::string> outside = OutsideBundles(cmd.paths, bundle_dirs);
+  if (!outside.empty()) {
+    std::vector<Diagnostic> problems;
+    for (const std::string& path : outside) {
+      problems.push_back(Diagnostic{{path, 0, 0},
+                                    "",
+                                    "",
+                                    "not in a bundle: ingest bundles and loose result files in "
+                                    "separate calls"});
+    }
+    throw InputError(std::move(problems));
+  }
+  const std::string archive = cmd.bundles.empty() ? results::DefaultBundleArchive(cmd.db) : cmd.bundles;
+  if (archive.empty()) {
+    throw InputError(Diagnostic{{results::DisplayStoreUrl(cmd.db), 0, 0},
+                                "",
+                                "--bundles",
+                                "a PostgreSQL store keeps no files: name a folder to keep the bundles in, where "
+                                "`results verify --bundles` will find them"});
+  }
+  results::BundleCheck check;
+  check.allowed_issuers = results::ParseIssuerRules(cmd.allow_issuers);
+  const std::optional<EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
+  if (thresholds) check.thresholds = &*thresholds;
+  results::RunInfo base;
+  base.run_key = cmd.run_key;
+  base.label = cmd.label;
+  // Every bundle is read and verified before the store is opened: a bad one leaves no trace.
+  const results::BundleBatches read = results::ReadBundleBatches(bundle_dirs, check, base);
+  for (const results::VerifiedBundle& bundle : read.bundles) {
+    const std::string kept = results::ArchiveBundle(bundle, archive);
+    std::cout << "receipt " << bundle.receipt_id << " verified (" << bundle.points.size() << " point(s), "
+              << bundle.evaluations.size() << " evaluation(s), issuer " << bundle.issuer.Describe() << "), kept in "
+              << kept << '\n';
+  }
+  auto store = results::OpenStoreUrl(cmd.db);
+  for (const results::IngestBatch& batch : read.batches) StoreBatch(*store, batch, cmd.db);
+  return kExitOk;
 }
 
 int RunIngest(IngestCommand& cmd) {
+  const std::vector<std::string> bundle_dirs = results::FindBundles(cmd.paths);
+  if (!bundle_dirs.empty() || cmd.require_receipt || !cmd.allow_issuers.empty()) {
+    return IngestBundles(cmd, bundle_dirs);
+  }
   results::ReadOptions options;
   options.flags = cmd.flags.Given();
   options.environment = results::SettingsFromEnvironment();
@@ -390,7 +513,7 @@ int RunIngest(IngestCommand& cmd) {
   if (cmd.measured) options.kind = results::PointKind::kMeasured;
   if (cmd.time_scale > 0) options.time_scale = cmd.time_scale;
   options.config_key = cmd.config_key;
-  const std::optional<results::EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
+  const std::optional<EvalThresholds> thresholds = LoadThresholds(cmd.thresholds);
   if (thresholds) options.eval_thresholds = &*thresholds;
 
   results::RunInfo run;
@@ -421,23 +544,7 @@ int RunIngest(IngestCommand& cmd) {
   auto store = results::OpenStoreUrl(cmd.db);
   for (results::IngestBatch& batch : batches) {
     if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points, batch.evaluations);
-    if (!batch.points.empty() || (batch.evaluations.empty() && attempts.empty())) {
-      const results::IngestOutcome outcome = store->Ingest(batch.run, batch.points);
-      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
-                << " point(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
-    }
-    if (!batch.evaluations.empty()) {
-      const results::IngestOutcome outcome = store->IngestEvaluations(batch.run, batch.evaluations);
-      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
-                << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
-                << " evaluation(s)) into " << results::DisplayStoreUrl(cmd.db) << '\n';
-    }
-    const auto [details, samples] = results::StoreBatchDetails(*store, batch);
-    if (details + samples > 0) {
-      std::cout << "run " << batch.run.run_key << ": details of " << details << " point(s), samples of " << samples
-                << " evaluation(s)\n";
-    }
+    StoreBatch(*store, batch, cmd.db, !attempts.empty());
     if (&batch == &batches.front() && !attempts.empty()) {
       const results::IngestOutcome outcome = store->IngestAttempts(batch.run, attempts);
       std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
@@ -491,10 +598,22 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
       point["infermark_version"] = p.provenance.infermark_version;
       point["metrics_version"] = p.provenance.metrics_version;
       point["verdict"] = p.provenance.verdict;
+      point["host_error"] = p.provenance.host_error;
       point["started_at"] = p.provenance.started_at;
       point["source_path"] = p.provenance.source_path;
       point["matrix_row"] = p.provenance.matrix_row;
+      point["receipt_id"] = p.receipt_id.empty() ? Json(nullptr) : Json(p.receipt_id);
       point["agg"] = p.agg;
+      point["repeats"] = Json::array();
+      for (const auto& r : p.repeats) {
+        point["repeats"].push_back({{"index", r.index},
+                                    {"verdict", r.verdict},
+                                    {"started_at", r.started_at},
+                                    {"ended_at", r.ended_at},
+                                    {"source_path", r.source_path},
+                                    {"raw_sha256", r.raw_sha256},
+                                    {"agg", r.agg}});
+      }
       doc["points"].push_back(std::move(point));
     }
     doc["evaluations"] = Json::array();
@@ -506,14 +625,40 @@ int RunShow(const std::string& db, const std::string& ref, bool as_json) {
             << "source " << run.info.source << ", host " << run.info.host << ", infermark "
             << run.info.infermark_version << ", created " << run.created_at << "\n"
             << run.points << " point(s), " << run.predicted_points << " predicted\n\n";
-  std::cout << Pad("point", 76) << Pad("kind", 10) << Pad("tok/s/GPU", 11) << Pad("tok/s/user", 11)
-            << Pad("E2EL [s]", 10) << Pad("scale", 7) << "verdict\n";
+  // A repeated point's figures are medians, each with its 95 % interval in brackets.
+  const bool any_repeated = std::any_of(points.begin(), points.end(),
+                                        [](const results::Point& p) { return results::RepeatCount(p.agg) > 1; });
+  const std::size_t wide = any_repeated ? 26u : 11u;
+  const std::size_t e2el_wide = any_repeated ? 20u : 10u;
+  std::cout << Pad("point", 76) << Pad("kind", 10) << Pad("n", 4) << Pad("tok/s/GPU", wide) << Pad("tok/s/user", wide)
+            << Pad("E2EL [s]", e2el_wide) << Pad("scale", 7) << Pad("host error", 30) << "verdict\n";
   for (const auto& p : points) {
     const auto m = results::DeScaled(p);
+    // The headline figure the host moved most, and how many statistics it moved past the tolerance.
+    const results::HostErrorSummary h = results::SummarizeHostError(p.provenance.host_error);
+    std::string host = "-";
+    if (h.worst_headline_rel) {
+      host = results::PercentText(*h.worst_headline_rel) + " " + h.worst_headline;
+      if (!h.marks.empty()) host += " (" + std::to_string(h.marks.size()) + " marked)";
+    }
+    const auto figure = [&](const char* key, double value, int digits) {
+      std::string text = Fixed(value, digits);
+      if (const auto f = results::DeScaledRepeatFigure(p, key)) {
+        text += " [" + Fixed(f->interval.low, digits) + ", " + Fixed(f->interval.high, digits) + "]";
+      }
+      return text;
+    };
     std::cout << Pad(p.key.Canonical(), 76) << Pad(results::PointKindName(p.provenance.kind), 10)
-              << Pad(Fixed(m.tput_per_gpu, 1), 11) << Pad(Fixed(m.median_intvty, 1), 11)
-              << Pad(Fixed(m.median_e2el, 2), 10) << Pad(Fixed(p.provenance.time_scale, 0), 7) << p.provenance.verdict
-              << '\n';
+              << Pad(std::to_string(results::RepeatCount(p.agg)), 4)
+              << Pad(figure("tput_per_gpu", m.tput_per_gpu, 1), wide)
+              << Pad(figure("median_intvty", m.median_intvty, 1), wide)
+              << Pad(figure("median_e2el", m.median_e2el, 2), e2el_wide) << Pad(Fixed(p.provenance.time_scale, 0), 7)
+              << Pad(host, 30) << p.provenance.verdict << '\n';
+  }
+  if (any_repeated) {
+    std::cout << "\nn: measurements of the point; a repeated point shows the median over its repeats and the 95 % "
+                 "interval of the median (order statistics; below 6 repeats the interval is [min, max], covering "
+                 "75 % at 3 and 93.75 % at 5)\n";
   }
   if (evaluations.empty()) return kExitOk;
   std::cout << "\n"
@@ -571,19 +716,37 @@ struct CompareCommand {
   std::string db = results::DefaultStorePath();
   std::string baseline;
   std::string candidate;
-  std::string threshold = "5%";
+  std::string min_effect = "5";
+  double alpha = 0.05;
+  int history = 10;
+  std::vector<double> interactivities;
+  std::string format = "text";
+  std::string fail_on = "never";
   bool verbose = false;
 };
 
+std::string RunName(const results::RunSummary& run) {
+  return "run " + std::to_string(run.id) + " " + run.info.run_key + " (" + run.info.label + ")";
+}
+
 int RunCompare(const CompareCommand& cmd) {
   results::CompareOptions options;
-  options.threshold = results::ParseThreshold(cmd.threshold);
+  options.rules.min_effect = results::ParseMinEffectPercent(cmd.min_effect);
+  if (!(cmd.alpha > 0 && cmd.alpha < 1)) {
+    throw InputError(Diagnostic{{}, "", "--alpha", "must be a significance level in (0, 1)"});
+  }
+  options.rules.alpha = cmd.alpha;
+  options.history_runs = cmd.history;
+  for (double x : cmd.interactivities) {
+    if (!(x > 0)) throw InputError(Diagnostic{{}, "", "--interactivity", "must be positive tok/s/user"});
+  }
+  options.interactivities = cmd.interactivities;
   auto store = OpenExisting(cmd.db);
   const results::RunSummary base = store->FindRun(cmd.baseline);
+  const auto runs = store->ListRuns();
   results::RunSummary cand;
   if (cmd.candidate.empty()) {
     // The newest other run.
-    const auto runs = store->ListRuns();
     bool found = false;
     for (const auto& r : runs) {
       if (r.id != base.id) {
@@ -597,25 +760,39 @@ int RunCompare(const CompareCommand& cmd) {
   } else {
     cand = store->FindRun(cmd.candidate);
   }
-  const auto comparison = results::CompareRuns(store->Points(base.id), store->Points(cand.id), options);
+  // The series' history: the runs stored before the baseline (the candidate aside), oldest first.
+  std::vector<std::vector<results::Point>> history;
+  std::vector<const results::RunSummary*> earlier;
+  for (const auto& r : runs) {
+    if (r.id < base.id && r.id != cand.id) earlier.push_back(&r);
+  }
+  const std::size_t keep = static_cast<std::size_t>(std::max(0, cmd.history));
+  for (std::size_t i = earlier.size() > keep ? earlier.size() - keep : 0; i < earlier.size(); ++i) {
+    history.push_back(store->Points(earlier[i]->id));
+  }
+  const auto comparison = results::CompareRuns(store->Points(base.id), store->Points(cand.id), options, history);
   results::EvaluationQuery base_query, cand_query;
   base_query.run_id = base.id;
   cand_query.run_id = cand.id;
   const auto accuracy = results::CompareEvaluations(store->Evaluations(base_query), store->Evaluations(cand_query));
-  std::cout << "baseline:  run " << base.id << " " << base.info.run_key << " (" << base.info.label << ")\n"
-            << "candidate: run " << cand.id << " " << cand.info.run_key << " (" << cand.info.label << ")\n\n"
-            << results::FormatComparison(comparison, options, cmd.verbose);
-  if (!accuracy.changes.empty()) std::cout << '\n' << results::FormatEvaluationComparison(accuracy);
   const bool regressed = comparison.point_regressions + comparison.frontier_regressions + accuracy.regressions > 0;
-  std::cout << (regressed ? "\nREGRESSIONS FOUND\n" : "\nno regressions beyond the threshold\n");
-  return regressed ? kExitRunFailed : kExitOk;
+  if (cmd.format == "markdown") {
+    std::cout << results::ComparisonMarkdown(comparison, accuracy, options, {RunName(base), RunName(cand)});
+  } else {
+    std::cout << "baseline:  " << RunName(base) << "\n"
+              << "candidate: " << RunName(cand) << "\n\n"
+              << results::FormatComparison(comparison, options, cmd.verbose);
+    if (!accuracy.changes.empty()) std::cout << '\n' << results::FormatEvaluationComparison(accuracy);
+    std::cout << (regressed ? "\nSIGNIFICANT REGRESSIONS FOUND\n" : "\nno significant regression\n");
+  }
+  return regressed && cmd.fail_on == "regression" ? kExitRegression : kExitOk;
 }
 
 // --- command table ---------------------------------------------------------------------------
 
 void AddResultsCommand(CLI::App& app, CommandResult& result) {
-  auto* results_cmd = app.add_subcommand("results", "Process, store, list, export and compare benchmark results");
-  results_cmd->require_subcommand(1);
+  // cmd_results_receipts.cpp adds `bundle` and `verify` to the same group.
+  auto* results_cmd = CommandGroup(app, "results", "Process, store, list, export and compare benchmark results");
 
   auto process = std::make_shared<ProcessCommand>();
   auto* p = results_cmd->add_subcommand(
@@ -709,10 +886,20 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
                 "Accuracy thresholds (InferenceX's thresholds.yaml) for evaluations that name none (default: "
                 "data/evals/thresholds.yaml)");
   auto* pred = i->add_flag("--predicted", ingest->predicted, "Mark the points predicted");
-  i->add_flag("--measured", ingest->measured, "Mark the points measured")->excludes(pred);
-  i->add_option("--time-scale", ingest->time_scale, "The engine ran this many times faster than the modelled hardware")
-      ->check(CLI::PositiveNumber);
+  auto* meas = i->add_flag("--measured", ingest->measured, "Mark the points measured")->excludes(pred);
+  auto* scale = i->add_option("--time-scale", ingest->time_scale,
+                              "The engine ran this many times faster than the modelled hardware")
+                    ->check(CLI::PositiveNumber);
+  i->add_flag("--require-receipt", ingest->require_receipt,
+              "Store measurement bundles only (folders with receipt.json, `results bundle`); each is verified first");
+  i->add_option("--allow-issuer", ingest->allow_issuers,
+                "Bundles must come from these issuers: OWNER/NAME or OWNER/NAME@WORKFLOW_SHA (implies "
+                "--require-receipt)");
+  i->add_option("--bundles", ingest->bundles,
+                "Where verified bundles are kept for `results verify` (default: bundles/ beside a SQLite store; "
+                "required for PostgreSQL)");
   ingest->flags.Add(i);
+  ingest->not_for_bundles = {pred, meas, scale, i->get_option("--config-key")};
   i->callback([ingest, &result] { result.exit_code = RunIngest(*ingest); });
 
   auto db = std::make_shared<std::string>(results::DefaultStorePath());
@@ -746,13 +933,28 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   auto compare = std::make_shared<CompareCommand>();
   auto* c = results_cmd->add_subcommand(
       "compare",
-      "Compare a candidate run with a baseline point by point, on the Pareto frontier and on accuracy (a score "
-      "drop beyond 2 standard errors or below its threshold); exit 1 on regressions");
+      "Compare a candidate run with a baseline point by point, on the Pareto frontier and on accuracy; a change is "
+      "flagged only when a test puts it outside the noise (repeats, else the series' history) and it is at least "
+      "the minimum effect; exit 3 on a significant regression with --fail-on regression");
   c->add_option("--baseline", compare->baseline, "Baseline run")->required();
   c->add_option("--candidate", compare->candidate, "Candidate run (default: the newest other run)");
-  c->add_option("--threshold", compare->threshold, "Noise threshold: 5% or 0.05")->capture_default_str();
+  c->add_option("--min-effect-percent", compare->min_effect, "The smallest change worth reporting, in percent")
+      ->capture_default_str();
+  c->add_option("--alpha", compare->alpha, "Significance level of the tests")->capture_default_str();
+  c->add_option("--history", compare->history,
+                "Earlier runs a series without repeats is judged against (lookback), besides the baseline")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  c->add_option("--interactivity", compare->interactivities,
+                "Read the frontiers at these interactivities, tok/s/user (default: every frontier point)");
+  c->add_option("--format", compare->format, "text (terminal tables) or markdown (a pull-request comment)")
+      ->check(CLI::IsMember({"text", "markdown"}))
+      ->capture_default_str();
+  c->add_option("--fail-on", compare->fail_on, "never, or regression: exit 3 when a significant regression is found")
+      ->check(CLI::IsMember({"never", "regression"}))
+      ->capture_default_str();
   c->add_option("--db", compare->db, "Results store: sqlite:PATH, a path, or postgresql://…")->capture_default_str();
-  c->add_flag("-v,--verbose", compare->verbose, "List every matched point, not only changes beyond the threshold");
+  c->add_flag("-v,--verbose", compare->verbose, "List every matched point, not only changes worth reporting");
   c->callback([compare, &result] { result.exit_code = RunCompare(*compare); });
 }
 

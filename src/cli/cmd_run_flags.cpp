@@ -1,5 +1,6 @@
 #include "cli/cmd_run_flags.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -52,9 +53,17 @@ void PrintMultiNodePlan(const runner::RowPlan& p) {
 void PrintEvalPlan(const runner::RowPlan& p) {
   const runner::EvalPlan& e = *p.eval;
   std::string concs;
-  for (const int c : e.concs) concs += (concs.empty() ? "" : " ") + std::to_string(c);
+  for (const int c : e.RunsHere() ? e.concs : e.own_concs) concs += (concs.empty() ? "" : " ") + std::to_string(c);
   const char* when = e.only ? "alone (eval-only row: no throughput point)" : "after the throughput point";
   std::string how;
+  if (!e.RunsHere()) {
+    std::printf("  eval:   %s at conc %s in the batch of %s, on that row's server\n          -> %s\n", e.task.c_str(),
+                concs.c_str(), e.batched_with.c_str(), e.dir.c_str());
+    return;
+  }
+  if (e.Batched() && !p.multinode)
+    when = e.only ? "alone on one server (eval-only rows: no throughput point)"
+                  : "on one server after this row's throughput point";
   if (!e.not_run.empty()) {
     how = "not run: " + e.not_run;
   } else if (e.in_process) {
@@ -76,27 +85,60 @@ void PrintPlan(const runner::RowPlan& p) {
   std::printf("%s\n  server: %s\n", p.result_filename.c_str(), JoinArgv(p.server.argv).c_str());
   if (p.client && !(p.eval && p.eval->only)) std::printf("  client: %s\n", JoinArgv(p.client->argv).c_str());
   if (p.eval) PrintEvalPlan(p);
+  if (p.repeats > 1) {
+    std::printf("  repeats: %d, %s\n", p.repeats,
+                p.repeat_fresh_server ? "a fresh server each (the row run once per repeat)"
+                                      : "one server, back to back (the client's --repeats)");
+  }
   std::printf("  logs:   %s\n", p.log_dir.c_str());
 }
 
+// The sweep's end: the progress said each row as it finished, so this lists only what needs a look
+// (rows not done, their reasons, power and evals) and each server-log warning once, with how many
+// rows' logs had it; every detail stays in the rows' logs and states.
 void PrintSweepSummary(const runner::SweepCommandSummary& s) {
   const runner::SweepSummary& sweep = s.sweep;
-  std::printf("%-8s %8s  %s\n", "status", "seconds", "row");
+  struct Seen {
+    const runner::LogWarning* first;
+    int rows;
+  };
+  std::vector<std::pair<std::string, Seen>> warnings;
+  bool header = false;
   for (const auto& r : sweep.rows) {
-    std::printf("%-8s %8.1f  %s\n", runner::StatusName(r.outcome.status), r.outcome.seconds, r.result_filename.c_str());
-    if (!r.outcome.reason.empty() && r.outcome.status != runner::RowStatus::kSkipped) {
-      std::printf("         reason: %s\n", r.outcome.reason.c_str());
+    const runner::RowOutcome& o = r.outcome;
+    for (const auto& w : o.warnings) {
+      auto it = std::find_if(warnings.begin(), warnings.end(), [&](const auto& e) { return e.first == w.what; });
+      if (it == warnings.end()) {
+        warnings.push_back({w.what, Seen{&w, 1}});
+      } else {
+        ++it->second.rows;
+      }
     }
-    if (r.outcome.power_valid || !r.outcome.power_reasons.empty()) {
+    const bool notable = (o.status != runner::RowStatus::kDone && o.status != runner::RowStatus::kSkipped) ||
+                         (o.status == runner::RowStatus::kDone && !o.reason.empty()) || !o.evals.empty() ||
+                         o.power_valid || !o.power_reasons.empty();
+    if (!notable) continue;
+    if (!header) {
+      std::printf("%-8s %8s  %s\n", "status", "seconds", "row");
+      header = true;
+    }
+    std::printf("%-8s %8.1f  %s\n", runner::StatusName(o.status), o.seconds, r.result_filename.c_str());
+    if (!o.reason.empty() && o.status != runner::RowStatus::kSkipped)
+      std::printf("         reason: %s\n", o.reason.c_str());
+    if (o.power_valid || !o.power_reasons.empty()) {
       std::string why;
-      for (const auto& reason : r.outcome.power_reasons) why += (why.empty() ? "" : ", ") + reason;
-      std::printf("         power: %s%s%s\n", r.outcome.power_valid.value_or(false) ? "valid" : "invalid",
+      for (const auto& reason : o.power_reasons) why += (why.empty() ? "" : ", ") + reason;
+      std::printf("         power: %s%s%s\n", o.power_valid.value_or(false) ? "valid" : "invalid",
                   why.empty() ? "" : ": ", why.c_str());
     }
-    for (const auto& e : r.outcome.evals) std::printf("         eval: %s\n", e.Summary().c_str());
-    for (const auto& w : r.outcome.warnings) {
-      std::printf("         warning: %s (%d lines; first: %s)\n", w.what.c_str(), w.count, w.first_line.c_str());
+    for (const auto& e : o.evals) {
+      const std::string conc = o.evals.size() > 1 ? "[conc=" + std::to_string(e.concurrency) + "] " : "";
+      std::printf("         eval: %s%s\n", conc.c_str(), e.Summary().c_str());
     }
+  }
+  for (const auto& [what, seen] : warnings) {
+    std::printf("warning: %s in the server log of %d row%s (first: %s)\n", what.c_str(), seen.rows,
+                seen.rows == 1 ? "" : "s", seen.first->first_line.c_str());
   }
   std::printf("%d run, %d skipped (complete), %d failed%s%s; results in %s\n", sweep.done, sweep.skipped, sweep.failed,
               sweep.eval_failed > 0 ? (", " + std::to_string(sweep.eval_failed) + " failed their eval").c_str() : "",
@@ -136,6 +178,9 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
                   "Agentic rows: seconds of each profiling phase instead of the row's DURATION (under 900: unsafe)");
   cmd->add_option("--prompts-per-conc", o.plan.prompts_per_conc, "Prompts per point = this x conc (InferenceX: 10)");
   cmd->add_option("--warmups-per-conc", o.plan.warmups_per_conc, "Warm-up requests = this x conc (InferenceX: 2)");
+  cmd->add_option("--max-host-error-percent", o.plan.max_host_error_percent,
+                  "A point is INVALID when the host moved a headline figure by more than this % (default 1)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--startup-timeout", o.startup_timeout_s, "Seconds a server may take to become ready");
   cmd->add_option("--row-timeout", o.row_timeout_s, "Seconds a whole row may take");
   cmd->add_flag_callback(
@@ -161,9 +206,16 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
                   "Eval rows: thresholds file (default: data/evals/thresholds.yaml, InferenceX's)");
   cmd->add_flag("--no-resume", o.no_resume, "Run rows again even when their result is complete");
   cmd->add_option("--host-retries", o.host_retries,
-                  "Run a row up to N more times when its point is INVALID only because this host could not keep "
-                  "up (client saturated, engine behind its model); earlier attempts are kept in the row's log folder")
+                  "Run a row up to N more times when its point is INVALID only because this host moved a headline "
+                  "figure beyond --max-host-error-percent; earlier attempts are kept in the row's log folder")
       ->check(CLI::Range(0, 10));
+  cmd->add_option("--repeats", o.plan.repeats,
+                  "Measure each point N times (default: the site's `repeats`, else 1): every repeat's result is kept "
+                  "as <RF>.repeat-<k>.json and the point's figures are medians with 95% intervals")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag_callback(
+      "--repeat-fresh-server", [&o] { o.plan.repeat_fresh_server = true; },
+      "With --repeats: start a new server for each repeat (default: one server, the repeats back to back)");
   cmd->add_flag(
       "--dry-run", o.dry_run,
       "Print each row's command lines (multi-node: every worker, the router, a client per concurrency); start nothing");

@@ -9,6 +9,7 @@
 #include "power/agentic_power.hpp"
 #include "power/power_aggregation.hpp"
 #include "power/power_integration.hpp"
+#include "runner/repeat_power.hpp"
 
 namespace infermark::cli {
 
@@ -100,7 +101,7 @@ PowerFields GpuTelemetry::Finish(const std::string& result_path, long long expec
     options.bench_result = result_path;
     options.agg_result = result_path;
     options.expected_num_gpus = expected_num_gpus > 0 ? expected_num_gpus : static_cast<long long>(report.gpus.size());
-    const results::PowerRunOutcome outcome = results::RunPowerAggregation(options);
+    const results::PowerRunOutcome outcome = runner::RunPowerAggregationWithRepeats(options);
     out.valid = outcome.power_valid;
     out.reasons.insert(out.reasons.end(), outcome.reasons.begin(), outcome.reasons.end());
     if (out.valid) {

@@ -12,6 +12,9 @@ inline constexpr int kExitBadInput = 2;
 /// A fault inside infermark (a broken invariant, an unexpected exception): a bug to report, never
 /// a verdict on the benchmark.
 inline constexpr int kExitInternal = 3;
+/// `results compare --fail-on regression`: a significant regression was found. The same number as
+/// kExitInternal: either fails a CI job, which is what a job gating on the comparison wants.
+inline constexpr int kExitRegression = 3;
 /// A command stopped by a signal (SIGINT, SIGTERM, SIGHUP) exits with this plus the signal number
 /// (130 for SIGINT), as shells report a process killed by it.
 inline constexpr int kExitSignalBase = 128;

@@ -11,4 +11,9 @@ namespace infermark {
 /// false when the system refused; the thread then keeps its class, which is only slower.
 bool RunAtIdlePriority();
 
+/// Lowers the calling thread's nice value by `steps` (Linux: a thread's own nice value, which any
+/// user may raise): a thread of the same process at the usual nice value that wakes up then
+/// preempts it at once. Returns false when the system refused.
+bool YieldToSiblings(int steps);
+
 }  // namespace infermark

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "core/repeat_stats.hpp"
 #include "core/version.hpp"
 #include "dashboard/api_routes.hpp"
 #include "dashboard/point_filter.hpp"
@@ -132,7 +133,10 @@ ApiReply ExportCsv(const Snapshot& snapshot, const Query& query) {
       "input_tput_per_gpu [tok/s/GPU],output_tput_per_gpu [tok/s/GPU],interactivity [tok/s/user],e2el_s [s],"
       "ttft_ms [ms],tpot_ms [ms],w_per_gpu [W],j_per_token [J/output token],"
       "cost_per_m_tokens [USD/M output tokens],image,flags,host,infermark_version,time_scale,created_at,source,"
-      "valid,verdict,invalid_reasons,power_valid,power_invalid_reasons\n";
+      "valid,verdict,invalid_reasons,power_valid,power_invalid_reasons,host_error_kind,host_error_worst_headline,"
+      "host_error_worst_headline_rel [fraction],host_error_marks,repeats,tput_per_gpu_low [tok/s/GPU],"
+      "tput_per_gpu_high [tok/s/GPU],interactivity_low [tok/s/user],interactivity_high [tok/s/user],"
+      "interval_confidence [fraction]\n";
   for (const DashboardPoint& p : snapshot.points) {
     if (!filter.Matches(p)) continue;
     const PointProvenance& v = p.provenance;
@@ -180,13 +184,26 @@ ApiReply ExportCsv(const Snapshot& snapshot, const Query& query) {
                                  Cell(p.verdict),
                                  Cell(Joined(p.invalid_reasons)),
                                  p.power_valid ? (*p.power_valid ? "true" : "false") : "",
-                                 Cell(Joined(p.power_invalid_reasons))};
+                                 Cell(Joined(p.power_invalid_reasons)),
+                                 Cell(p.host_error.kind),
+                                 Cell(p.host_error.worst_headline),
+                                 Cell(p.host_error.worst_headline_rel),
+                                 Cell(p.host_error.MarkedKeys())};
     bool first = true;
     for (const std::string& c : cells) {
       if (!first) out += ',';
       out += c;
       first = false;
     }
+    // A repeated point's 95 % intervals of the median (blank for a point measured once).
+    out += "," + std::to_string(p.repeats);
+    const auto interval = [&](const std::vector<double>& values, bool confidence) {
+      if (values.size() < 2) return std::string(confidence ? "," : ",,");
+      const MedianInterval m = MedianWithInterval(values, kRepeatConfidenceLevel);
+      return confidence ? "," + Number(m.confidence) : "," + Number(m.low) + "," + Number(m.high);
+    };
+    out += interval(p.repeat_values.tput_per_gpu, false) + interval(p.repeat_values.interactivity, false) +
+           interval(p.repeat_values.tput_per_gpu, true);
     out += '\n';
   }
   return {200, "text/csv; charset=utf-8", out};

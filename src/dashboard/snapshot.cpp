@@ -12,6 +12,7 @@
 #include "report/price_table.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/point_validity.hpp"
+#include "results/repeat_record.hpp"
 #include "results/runner_label.hpp"
 
 namespace infermark::dashboard {
@@ -120,17 +121,57 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
   const results::PowerFields power = results::PowerFieldsOf(agg);
   if (power.power_valid && !d.predicted) d.power_valid = power.Valid();
   if (power.Invalid() && !d.predicted) d.power_invalid_reasons = point.provenance.power_invalid_reasons;
+  d.host_error = results::SummarizeHostError(point.provenance.host_error);
   if (power.Valid() && !d.predicted) {
     d.w_per_gpu = power.avg_power_w;
     d.j_per_token = power.joules_per_output_token;
   }
+  const results::BandFields band = results::BandFieldsOf(agg, point.provenance.time_scale);
+  if (band.Present() && !d.agentic) {
+    PointBands& b = d.band;
+    b.scope = band.scope;
+    b.residuals = band.residuals;
+    b.tput_per_gpu = band.tput_per_gpu;
+    b.input_tput_per_gpu = band.input_tput_per_gpu;
+    b.output_tput_per_gpu = band.output_tput_per_gpu;
+    b.interactivity = band.median_intvty;
+    b.e2el_s = band.median_e2el;
+    if (band.median_ttft)
+      b.ttft_ms = results::FigureBand{band.median_ttft->band_p10 * 1000, band.median_ttft->band_p90 * 1000};
+  }
   if (prices) {
     if (const std::optional<double> usd_per_hour = prices(d.hardware, d.date)) {
       d.cost_per_m_tokens = results::CostPerMillionTokens(*usd_per_hour, d.output_tput_per_gpu);
+      // Cost falls as output throughput rises: its band's low edge is the throughput's high one.
+      if (const auto& out = d.band.output_tput_per_gpu) {
+        const std::optional<double> low = results::CostPerMillionTokens(*usd_per_hour, out->band_p90);
+        const std::optional<double> high = results::CostPerMillionTokens(*usd_per_hour, out->band_p10);
+        if (low && high) d.band.cost_per_m_tokens = results::FigureBand{*low, *high};
+      }
     }
   }
+  d.repeats = results::RepeatCount(agg);
+  if (d.repeats > 1) {
+    d.repeat_server = agg["repeats"].value("server", std::string());
+    const auto values = [&](const std::string& key, double scale) {
+      std::vector<double> out;
+      if (const auto figure = results::DeScaledRepeatFigure(point, key)) {
+        for (const double v : figure->values) out.push_back(v * scale);
+      }
+      return out;
+    };
+    DashboardPoint::Repeats& r = d.repeat_values;
+    r.tput_per_gpu = values("tput_per_gpu", 1);
+    r.input_tput_per_gpu = values("input_tput_per_gpu", 1);
+    r.output_tput_per_gpu = values("output_tput_per_gpu", 1);
+    r.interactivity = values(d.agentic ? "median_e2e_norm_intvty" : "median_intvty", 1);
+    r.e2el_s = values("median_e2el", 1);
+    r.ttft_ms = values("median_ttft", 1000);
+    r.tpot_ms = values("median_tpot", 1000);
+  }
   const results::Provenance& v = point.provenance;
-  d.provenance = {v.image, v.engine_flags, v.host, v.infermark_version, v.time_scale, point.ingested_at, run.source};
+  d.provenance = {v.image,      v.engine_flags,    v.host,     v.infermark_version,
+                  v.time_scale, point.ingested_at, run.source, point.receipt_id};
   d.latency = LatencyFiguresOf(point);
   return d;
 }

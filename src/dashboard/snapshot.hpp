@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "dashboard/latency_axes.hpp"
+#include "results/host_error_summary.hpp"
+#include "results/prediction_band_fields.hpp"
 #include "store/result_store.hpp"
 
 namespace infermark::dashboard {
@@ -25,6 +27,21 @@ struct PointProvenance {
   double time_scale = 1;          ///< Modelled hardware ran this many times faster (1: real time).
   std::string created_at;         ///< When the point was stored (ISO 8601 UTC).
   std::string source;             ///< How its run entered the store (`ingest`, `sweep`, `predict`…).
+  std::string receipt_id;         ///< The measurement receipt it was ingested with (empty: none).
+};
+
+/// A predicted point's model-error bands (p10–p90 of calibration's held-out residuals) in the
+/// API's units. Empty `scope`: the point has none (measured points never have any).
+struct PointBands {
+  std::string scope;                                       ///< Band group: `framework/vendor` or `pooled`.
+  std::size_t residuals = 0;                               ///< Held-out residuals behind it.
+  std::optional<results::FigureBand> tput_per_gpu;         ///< Total tok/s/GPU.
+  std::optional<results::FigureBand> input_tput_per_gpu;   ///< Input tok/s/GPU.
+  std::optional<results::FigureBand> output_tput_per_gpu;  ///< Output tok/s/GPU.
+  std::optional<results::FigureBand> interactivity;        ///< tok/s/user.
+  std::optional<results::FigureBand> e2el_s;               ///< Median end-to-end latency, s.
+  std::optional<results::FigureBand> ttft_ms;              ///< Median time to first token, ms.
+  std::optional<results::FigureBand> cost_per_m_tokens;    ///< USD per million output tokens.
 };
 
 /// One point with every figure the API serves. Optional figures are empty where unknown.
@@ -70,7 +87,26 @@ struct DashboardPoint {
   std::vector<std::string> invalid_reasons;
   /// Why its power is not valid, as the power aggregation's sidecar said (empty when unknown).
   std::vector<std::string> power_invalid_reasons;
-  PointProvenance provenance;  ///< Where it came from.
+  /// What the host added to its figures (results/host_error_summary.hpp): kind, the headline figure
+  /// it moved most, and the statistics it moved past the tolerance (a chart draws a point hollow
+  /// when the statistic it plots is marked).
+  results::HostErrorSummary host_error;
+  int repeats = 1;            ///< Measurements behind its figures (1: measured once).
+  std::string repeat_server;  ///< A repeated point: `same` (one server, back to back) or `fresh`.
+  /// A repeated point: each repeat's figures, de-scaled, in repeat order (empty when measured once):
+  /// total, input and output tok/s/GPU, interactivity (as `interactivity`), E2E latency (s), TTFT
+  /// and TPOT (ms).
+  struct Repeats {
+    std::vector<double> tput_per_gpu;         ///< Total tok/s/GPU.
+    std::vector<double> input_tput_per_gpu;   ///< Input tok/s/GPU.
+    std::vector<double> output_tput_per_gpu;  ///< Output tok/s/GPU.
+    std::vector<double> interactivity;        ///< tok/s/user.
+    std::vector<double> e2el_s;               ///< Median E2E latency, s.
+    std::vector<double> ttft_ms;              ///< Median TTFT, ms.
+    std::vector<double> tpot_ms;              ///< Median TPOT, ms.
+  } repeat_values;                            ///< See Repeats.
+  PointProvenance provenance;                 ///< Where it came from.
+  PointBands band;                            ///< Its model-error bands (predicted points).
   /// Store ids of the accuracy evaluations of its configuration (results::SameConfiguration).
   std::vector<std::int64_t> evaluation_ids;
   LatencyFigures latency;  ///< TTFT, TPOT, ITL, E2EL and interactivity at median, p90 and p99.

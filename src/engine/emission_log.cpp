@@ -43,8 +43,8 @@ void EmissionLog::Flush() {
   std::fflush(file_);
 }
 
-EmissionTrack::EmissionTrack(std::shared_ptr<EmissionLog> log, std::string request_id)
-    : log_(std::move(log)), request_id_(std::move(request_id)) {}
+EmissionTrack::EmissionTrack(std::shared_ptr<EmissionLog> log, std::string request_id, std::int64_t arrival_ns)
+    : log_(std::move(log)), request_id_(std::move(request_id)), arrival_ns_(arrival_ns) {}
 
 void EmissionTrack::Sent(int tokens, std::int64_t model_ns) {
   std::lock_guard lock(mutex_);
@@ -67,6 +67,8 @@ void EmissionTrack::Written(std::uint64_t events, std::int64_t write_ns) {
     AppendInteger(lines_, pending_[i].tokens);
     lines_ += ",\"model_ns\":";
     AppendInteger(lines_, pending_[i].model_ns);
+    lines_ += ",\"arrival_ns\":";
+    AppendInteger(lines_, arrival_ns_);
     lines_ += "}\n";
   }
   pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));

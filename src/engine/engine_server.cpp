@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <charconv>
 #include <ctime>
 #include <filesystem>
 #include <future>
@@ -122,20 +123,41 @@ struct EngineServer::Impl {
   }
 
   void HandleGenerate(http::Request& request, http::Responder responder, Endpoint endpoint);
-  void Prepare(const std::string& body, std::int64_t received_ns, http::Responder responder, Endpoint endpoint);
+  void Prepare(const std::string& body, std::int64_t received_ns, bool timing, http::Responder responder,
+               Endpoint endpoint);
 };
 
 void EngineServer::Impl::HandleGenerate(http::Request& request, http::Responder responder, Endpoint endpoint) {
-  if (!prep) return Prepare(request.body, request.received_ns, std::move(responder), endpoint);
+  // A client that asks (infermark's) is told, on every event, the model's clock: when the request
+  // entered the model and which pass produced the event.
+  const auto asked = request.FindHeader("X-Infermark-Timing");
+  const bool timing = asked && *asked == "1";
+  // A client on this host (a loopback peer shares its clock) may say when it sent the request:
+  // the request enters the model then, as over a link without delay, and the time the bytes spent
+  // in this host's loopback and event loops is not put on the modelled GPU.
+  std::int64_t arrived_ns = request.received_ns;
+  if (request.local_peer) {
+    if (const auto sent = request.FindHeader("X-Infermark-Sent-Ns")) {
+      std::int64_t ns = 0;
+      const auto [end, ec] = std::from_chars(sent->data(), sent->data() + sent->size(), ns);
+      // Plausible only: sent before it arrived, and not long before (a clock that is not ours).
+      if (ec == std::errc() && end == sent->data() + sent->size() && ns <= arrived_ns &&
+          arrived_ns - ns < 1'000'000'000) {
+        arrived_ns = ns;
+      }
+    }
+  }
+  if (!prep) return Prepare(request.body, arrived_ns, timing, std::move(responder), endpoint);
   // Spread over the preparation threads by arrival; with one (the default) requests reach the
   // scheduler in the order they arrived.
   auto shared = std::make_shared<http::Responder>(std::move(responder));
-  prep->Post(prep->NextLoop(), [this, body = std::move(request.body), received_ns = request.received_ns, shared,
-                                endpoint] { Prepare(body, received_ns, std::move(*shared), endpoint); });
+  prep->Post(prep->NextLoop(), [this, body = std::move(request.body), arrived_ns, timing, shared, endpoint] {
+    Prepare(body, arrived_ns, timing, std::move(*shared), endpoint);
+  });
 }
 
-void EngineServer::Impl::Prepare(const std::string& body, std::int64_t received_ns, http::Responder responder,
-                                 Endpoint endpoint) {
+void EngineServer::Impl::Prepare(const std::string& body, std::int64_t received_ns, bool timing,
+                                 http::Responder responder, Endpoint endpoint) {
   auto fail = [&responder](const ApiError& e) { responder.Respond(e.status, "application/json", ErrorBody(e)); };
   auto parsed = ParseApiRequest(body, endpoint);
   if (auto* e = std::get_if<ApiError>(&parsed)) return fail(*e);
@@ -228,6 +250,7 @@ void EngineServer::Impl::Prepare(const std::string& body, std::int64_t received_
   a.remote_decode = remote_decode;
   a.kv_transfer_s = kv_transfer_s;
   a.received_ns = received_ns;
+  a.timing = timing;
   a.created = static_cast<std::uint64_t>(std::time(nullptr));
   a.responder = std::move(responder);
   engine_loop->Post(0, [this, admitted] { engine->Admit(std::move(*admitted)); });
@@ -335,6 +358,13 @@ EngineServer::EngineServer(ServeOptions options) : impl_(std::make_unique<Impl>(
       1, o.cpus.empty() ? std::vector<int>{} : std::vector<int>{o.cpus.front()}, "engine");
   m.engine =
       std::make_unique<RealtimeEngine>(m.deployment.scheduler, *m.model, *m.vocabulary, *m.engine_loop, std::move(ro));
+  // The pass thread lets the connection loops go first: once it releases a pass's output, the loop
+  // that writes it (often on the same CPU) preempts it at once instead of waiting while the pass
+  // thread plans the next pass.
+  m.engine_loop->Post(0, [] { YieldToSiblings(3); });
+  // Where the model's clock starts on this host's monotonic clock: a client on the same host maps
+  // modelled times to its own (virtual ns / time scale + this) to split the host's error by place.
+  if (o.time_scale > 0) m.model_card["model_epoch_ns"] = m.engine->EpochNs();
 
   Impl* impl = impl_.get();
   // One table serves the routes and the fallback's 405 answers (which method a known path takes).

@@ -10,10 +10,12 @@
 namespace infermark::engine {
 namespace {
 
-constexpr std::int64_t kSlipNs = 5'000'000;        // real lateness after which the virtual clock slips
+constexpr std::int64_t kCatchUpNs = 5'000'000;     // a pass beginning this late (real) counts as caught up
 constexpr std::int64_t kMaxSpeedTurnNs = 500'000;  // max speed: a turn yields to the loop after this
 constexpr int kMaxSpeedStepsPerTurn = 64;          // … or after this many passes
 constexpr auto kDrainPoll = std::chrono::microseconds(200);
+constexpr std::int64_t kMaxLeadNs = 400'000;    // no lead (wake-up and work, hand-off) beyond this
+constexpr std::int64_t kLeadMarginNs = 20'000;  // the timer fires this much earlier still
 
 void AppendInt(std::string& out, std::int64_t v) {
   char buf[24];
@@ -39,6 +41,9 @@ struct RealtimeEngine::Stream {
   bool remote_decode = false;   // prefill role: answer with the KV hand-off
   bool remote_prefill = false;  // decode role: the prompt's KV comes from a prefill worker
   bool submitted = false;       // the scheduler holds it
+  bool queued = false;          // arrived, waiting in arrivals_ for the first pass that starts after it
+  bool timing = false;          // its events carry the model's clock
+  std::int64_t arrival_v = 0;   // when it entered the model (virtual)
   int prompt_tokens = 0;
   int max_tokens = 0;
   int output_tokens = 0;
@@ -73,7 +78,11 @@ RealtimeEngine::~RealtimeEngine() = default;
 
 std::int64_t RealtimeEngine::VirtualNow() const {
   if (options_.time_scale <= 0) return last_end_v_;
-  return static_cast<std::int64_t>(double(MonotonicNs() - epoch_ns_) * options_.time_scale);
+  return VirtualAt(MonotonicNs());
+}
+
+std::int64_t RealtimeEngine::VirtualAt(std::int64_t real_ns) const {
+  return static_cast<std::int64_t>(double(std::max<std::int64_t>(real_ns - epoch_ns_, 0)) * options_.time_scale);
 }
 
 RealtimeEngine::Stream* RealtimeEngine::Find(std::uint64_t id) {
@@ -130,6 +139,10 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
   s.created = request.created;
   s.received_ns = request.received_ns;
   s.remote_decode = request.remote_decode;
+  s.timing = request.timing;
+  // The request enters the model when its bytes arrived: parsing and tokenizing it is the host's
+  // work, which a modelled GPU does not wait for (at max speed there is no clock to place it on).
+  s.arrival_v = options_.time_scale > 0 && request.received_ns > 0 ? VirtualAt(request.received_ns) : VirtualNow();
   char hex[17];
   const auto end = std::to_chars(hex, hex + 16, serial, 16).ptr;
   s.request_id = std::string(s.Chat() ? "chatcmpl-" : "cmpl-") + std::string(hex, end);
@@ -147,9 +160,19 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
     }
     s.writer.OnClose(on_close);
     if (options_.emission_log) {
-      s.track = std::make_shared<EmissionTrack>(options_.emission_log, s.request_id);
-      s.writer.OnWritten([track = s.track](std::uint64_t events, std::int64_t ns) { track->Written(events, ns); });
+      s.track = std::make_shared<EmissionTrack>(options_.emission_log, s.request_id, s.arrival_v);
     }
+    // Each write's time: the emission log's, and the first and last after each release with their
+    // count, which measure the hand-off to the connection loops and each write (PaceRelease).
+    s.writer.OnWritten([track = s.track, writes = writes_](std::uint64_t events, std::int64_t ns) {
+      if (track) track->Written(events, ns);
+      std::int64_t none = 0;
+      writes->first.compare_exchange_strong(none, ns, std::memory_order_relaxed);
+      std::int64_t seen = writes->last.load(std::memory_order_relaxed);
+      while (seen < ns && !writes->last.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
+      }
+      writes->count.fetch_add(1, std::memory_order_relaxed);
+    });
   } else {
     s.responder = std::move(request.responder);
     s.responder.OnClose(on_close);
@@ -175,7 +198,7 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
   r.max_tokens = s.output_tokens;
   r.prefix_blocks = std::move(request.prefix_blocks);
   r.block_tokens = request.prefix_block_tokens;
-  if (!scheduler_.Submit(r, VirtualNow())) {
+  if (!scheduler_.Accepts(r.prompt_tokens, r.max_tokens)) {
     // Checked by the front end before admission; kept as an answer rather than a hang.
     const std::string body = ErrorBody(ApiError{400, "the request does not fit in the KV cache",
                                                 "invalid_request_error", "max_tokens", "context_length_exceeded"});
@@ -187,10 +210,41 @@ void RealtimeEngine::Admit(AdmittedRequest request) {
     free_slots_.push_back(slot);
     return;
   }
-  s.submitted = true;
+  s.queued = true;
   metrics_.prompt_tokens += static_cast<std::uint64_t>(s.prompt_tokens);
+  const std::int64_t arrival_v = s.arrival_v;
   slots_[slot] = std::move(owned);
+  Enqueue(r, arrival_v);
   Kick();
+}
+
+void RealtimeEngine::Enqueue(const perfmodel::Request& r, std::int64_t arrival_v) {
+  // Preparation threads may hand requests over slightly out of their arrival order.
+  auto at = arrivals_.end();
+  while (at != arrivals_.begin() && std::prev(at)->at_v > arrival_v) --at;
+  arrivals_.insert(at, Arrival{arrival_v, r});
+}
+
+void RealtimeEngine::SubmitArrived(std::int64_t start) {
+  while (!arrivals_.empty() && arrivals_.front().at_v <= start) {
+    Arrival a = std::move(arrivals_.front());
+    arrivals_.pop_front();
+    Stream* s = Find(a.request.id);
+    if (s == nullptr) continue;  // cancelled while it waited
+    s->queued = false;
+    s->submitted = scheduler_.Submit(a.request, a.at_v);
+    if (!s->submitted) {
+      // Checked when it was admitted; kept as an answer rather than a hang.
+      if (s->stream) {
+        s->writer.Abort();
+      } else {
+        s->responder.Respond(400, "application/json",
+                             ErrorBody(ApiError{400, "the request does not fit in the KV cache",
+                                                "invalid_request_error", "max_tokens", "context_length_exceeded"}));
+      }
+      Release(s);
+    }
+  }
 }
 
 void RealtimeEngine::KvArrived(std::uint64_t id) {
@@ -208,7 +262,7 @@ void RealtimeEngine::KvArrived(std::uint64_t id) {
   r.prompt_tokens = s->prompt_tokens;
   r.max_tokens = s->output_tokens - 1;  // the prefill worker sampled the first
   r.kv_present = true;
-  if (!scheduler_.Submit(r, VirtualNow())) {
+  if (!scheduler_.Accepts(r.prompt_tokens, r.max_tokens)) {
     // Checked by the front end before admission; kept as an answer rather than a hang.
     if (s->stream) {
       s->writer.Abort();
@@ -220,9 +274,11 @@ void RealtimeEngine::KvArrived(std::uint64_t id) {
     Release(s);
     return;
   }
-  s->submitted = true;
+  s->queued = true;
+  s->arrival_v = VirtualNow();
   kv_received_tokens_ += static_cast<std::uint64_t>(s->prompt_tokens);
   remote_firsts_.push_back(id);
+  Enqueue(r, s->arrival_v);
   Kick();
 }
 
@@ -255,6 +311,9 @@ void RealtimeEngine::Cancel(std::uint64_t id) {
   if (!s) return;
   ++metrics_.aborted;
   if (s->submitted) aborts_.push_back(id);
+  if (s->queued) {
+    std::erase_if(arrivals_, [id](const Arrival& a) { return a.request.id == id; });
+  }
   Release(s);
   Kick();
 }
@@ -267,13 +326,66 @@ void RealtimeEngine::Kick() {
 
 void RealtimeEngine::Turn() {
   if (options_.hold_output) options_.hold_output();
+  released_ = false;
   struct Release {
-    const std::function<void()>& release;
-    ~Release() {
-      if (release) release();
-    }
-  } release{options_.release_output};
+    RealtimeEngine& engine;
+    ~Release() { engine.ReleaseOutput(); }
+  } release{*this};
   TurnHeld();
+}
+
+void RealtimeEngine::ReleaseOutput() {
+  if (released_) return;
+  released_ = true;
+  released_at_ns_ = MonotonicNs();
+  writes_->first.store(0, std::memory_order_relaxed);
+  writes_->last.store(0, std::memory_order_relaxed);
+  writes_->count.store(0, std::memory_order_relaxed);
+  if (options_.release_output) options_.release_output();
+}
+
+void RealtimeEngine::PaceRelease(std::int64_t woke_ns) {
+  // The tokens of the pass just completed leave when the modelled GPU produced them: the timer
+  // fired early by the host's measured wake-up and work, and the output, rendered and held, is let
+  // go one measured hand-off before the pass's modelled end (the connection loops' wake-up and
+  // write), so that it is written at that end rather than a wake-up or two after it.
+  const std::int64_t done = MonotonicNs();
+  // How late the timer fired, and how long completing the pass took: a decode pass costs about the
+  // same each time, a pass that took in prompt tokens in proportion to them (KV bookkeeping, the
+  // requests' first tokens), so the latter is estimated per prompt token.
+  wake_ns_ = Track(wake_ns_, woke_ns - timer_target_ns_, true);
+  if (pass_prompt_tokens_ > 0) {
+    prompt_work_ps_ = Track(prompt_work_ps_, (done - woke_ns) * 1000 / pass_prompt_tokens_, true, 20);
+  } else {
+    decode_work_ns_ = Track(decode_work_ns_, done - woke_ns, true);
+  }
+  // The pass's first tokens are written first, one after another: centred on the pass's end, so
+  // that the TTFT of the requests it starts is neither early nor late on the whole.
+  const std::int64_t target =
+      due_ns_ - write_lead_ns_ - std::max<std::int64_t>(firsts_in_pass_ - 1, 0) * per_write_ns_ / 2;
+  if (emitted_in_pass_) {
+    while (MonotonicNs() < target) {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+  ReleaseOutput();
+  // How late this pass's output went out against its modelled end (the expected write time is the
+  // release plus the hand-off): a loop that fires late and an engine whose own work takes long both
+  // mean that the host, not the modelled GPU, sets the figures. Clients read it from /metrics.
+  const double late = double(std::max<std::int64_t>(released_at_ns_ + write_lead_ns_ - due_ns_, 0)) * 1e-9;
+  metrics_.step_lateness.Observe(late);
+  metrics_.step_lateness_max = std::max(metrics_.step_lateness_max, late);
+}
+
+std::int64_t RealtimeEngine::Track(std::int64_t estimate, std::int64_t sample, bool tail, std::int64_t step) {
+  // A streaming quantile (stochastic approximation): a fixed step up when the sample is above the
+  // estimate, a smaller one down otherwise, so the estimate settles where the sample is above it
+  // one time in ten (tail) or two (median). A stall moves it by one step, not by the stall: a lead
+  // that followed stalls would make the engine spin most of each pass and starve its own threads.
+  const std::int64_t up = tail ? 9 * step : step;
+  return std::clamp<std::int64_t>(sample > estimate ? estimate + up : estimate - step, 0, kMaxLeadNs);
 }
 
 void RealtimeEngine::TurnHeld() {
@@ -283,16 +395,30 @@ void RealtimeEngine::TurnHeld() {
   }
   if (in_flight_) {
     in_flight_ = false;
-    now_ns_ = MonotonicNs();
+    // The hand-off of the last release: from letting the output go to its first write; and what
+    // each further write of a pass costs (one connection loop writes them one after another).
+    const WriteTimes& w = *writes_;
+    if (const std::int64_t first = w.first.load(std::memory_order_relaxed);
+        first > released_at_ns_ && released_at_ns_ > 0) {
+      write_lead_ns_ = Track(write_lead_ns_, first - released_at_ns_, false);
+      const std::int64_t n = w.count.load(std::memory_order_relaxed);
+      if (n > 1) {
+        per_write_ns_ = Track(per_write_ns_, (w.last.load(std::memory_order_relaxed) - first) / (n - 1), false, 200);
+      }
+    }
+    const std::int64_t woke = MonotonicNs();
+    now_ns_ = std::max(woke, due_ns_);
     step_model_ns_ = last_end_v_;
+    emitted_in_pass_ = false;
+    firsts_in_pass_ = 0;
+    // A connection loop writes a pass's streams one after another, in the order their output was
+    // queued: the requests' first tokens (their TTFT) go first, the other streams' tokens after.
+    defer_later_tokens_ = options_.time_scale > 0;
     scheduler_.Complete(*this);
-    // How late the engine was done with this pass (its timer fired and its tokens went out)
-    // against the pass's modelled end: a loop that fires late and an engine whose own work takes
-    // long both mean that the host, not the modelled GPU, sets the figures. Clients read it from
-    // /metrics to say so.
-    const double late = double(std::max<std::int64_t>(MonotonicNs() - due_ns_, 0)) * 1e-9;
-    metrics_.step_lateness.Observe(late);
-    metrics_.step_lateness_max = std::max(metrics_.step_lateness_max, late);
+    defer_later_tokens_ = false;
+    for (const perfmodel::TokenEvent& e : deferred_) OnChunk(e);
+    deferred_.clear();
+    if (options_.time_scale > 0) PaceRelease(woke);
   }
   if (!aborts_.empty()) {
     scheduler_.Abort(aborts_);
@@ -302,15 +428,28 @@ void RealtimeEngine::TurnHeld() {
     MaxSpeedTurn();
     return;
   }
+  // The next pass begins where the last ended on the modelled timeline, however late the host got
+  // there: a late pass's tokens have just gone out late, and the passes due meanwhile follow at
+  // once. An idle engine begins with the first request waiting, at its arrival.
   const std::int64_t vnow = VirtualNow();
-  const auto slip = static_cast<std::int64_t>(double(kSlipNs) * options_.time_scale);
-  const bool slipped = continuous_ && vnow - last_end_v_ > slip;
-  if (slipped) {
-    ++metrics_.clock_slips;
-    metrics_.clock_slip_seconds += double(vnow - last_end_v_) / options_.time_scale * 1e-9;
+  std::int64_t start = continuous_         ? last_end_v_
+                       : arrivals_.empty() ? vnow
+                                           : std::max(last_end_v_, arrivals_.front().at_v);
+  if (continuous_) {
+    const std::int64_t late_v = vnow - start;
+    if (double(late_v) > double(kCatchUpNs) * options_.time_scale) {
+      ++metrics_.clock_slips;
+      metrics_.clock_slip_seconds += double(late_v) / options_.time_scale * 1e-9;
+    }
   }
-  const std::int64_t start = continuous_ && !slipped ? last_end_v_ : vnow;
-  const perfmodel::StepPlan plan = scheduler_.Plan(start, 1);
+  SubmitArrived(start);
+  perfmodel::StepPlan plan = scheduler_.Plan(start, 1);
+  if (plan.idle && !arrivals_.empty()) {
+    // Nothing had arrived by then: the modelled GPU idles until the next arrival.
+    start = std::max(start, arrivals_.front().at_v);
+    SubmitArrived(start);
+    plan = scheduler_.Plan(start, 1);
+  }
   FlushRemoteFirsts(plan.idle ? start : plan.start);
   if (plan.idle) {
     busy_ = false;
@@ -321,12 +460,18 @@ void RealtimeEngine::TurnHeld() {
   continuous_ = true;
   last_end_v_ = plan.start + plan.duration;
   due_ns_ = epoch_ns_ + static_cast<std::int64_t>(double(last_end_v_) / options_.time_scale);
-  loops_.RunAt(options_.engine_loop, AtNs(due_ns_), [this] { Turn(); });
+  // Early by the hand-off and the host's wake-up and work, so that the tokens can leave on time.
+  pass_prompt_tokens_ = static_cast<std::int64_t>(plan.shape.prefill_tokens);
+  const std::int64_t work =
+      pass_prompt_tokens_ > 0 ? std::min(pass_prompt_tokens_ * prompt_work_ps_ / 1000, kMaxLeadNs) : decode_work_ns_;
+  timer_target_ns_ = due_ns_ - write_lead_ns_ - wake_ns_ - work - kLeadMarginNs;
+  loops_.RunAt(options_.engine_loop, AtNs(timer_target_ns_), [this] { Turn(); });
 }
 
 void RealtimeEngine::MaxSpeedTurn() {
   const std::int64_t deadline = MonotonicNs() + kMaxSpeedTurnNs;
   for (int i = 0; i < kMaxSpeedStepsPerTurn; ++i) {
+    SubmitArrived(last_end_v_);
     const perfmodel::StepPlan plan = scheduler_.Plan(last_end_v_, 1);
     FlushRemoteFirsts(plan.idle ? last_end_v_ : plan.start);
     if (plan.idle) {
@@ -366,6 +511,7 @@ void RealtimeEngine::Drain() {
 }
 
 void RealtimeEngine::SendEvent(Stream& s, const std::string& bytes, int tokens) {
+  emitted_in_pass_ = true;
   // Logged before the send: the connection's thread may write the bytes before Send returns.
   if (s.track) s.track->Sent(tokens, tokens > 0 ? step_model_ns_ : -1);
   const http::SendStatus status = s.writer.Send(bytes);
@@ -373,6 +519,15 @@ void RealtimeEngine::SendEvent(Stream& s, const std::string& bytes, int tokens) 
     s.pressured = true;
     pressured_.push_back(s.id);
   }
+}
+
+void RealtimeEngine::AppendTiming(std::string& out, const Stream& s) const {
+  if (!s.timing) return;
+  out += ",\"infermark_timing\":[";
+  AppendInt(out, s.arrival_v);
+  out += ',';
+  AppendInt(out, step_model_ns_);
+  out += ']';
 }
 
 void RealtimeEngine::AppendUsage(std::string& out, const Stream& s) const {
@@ -430,6 +585,7 @@ void RealtimeEngine::SendTokens(Stream& s, int begin, int end, bool finished) {
     out += ',';
     AppendUsage(out, s);
   }
+  AppendTiming(out, s);
   out += "}\n\n";
   SendEvent(s, out, end - begin);
 }
@@ -440,6 +596,7 @@ void RealtimeEngine::SendUsage(Stream& s) {
   out += s.head;
   out += "],";
   AppendUsage(out, s);
+  AppendTiming(out, s);
   out += "}\n\n";
   SendEvent(s, out, 0);
 }
@@ -507,11 +664,17 @@ void RealtimeEngine::SendRoleChunk(Stream& s) {
     AppendUsage(out, s);
     s.emitted = emitted;
   }
+  AppendTiming(out, s);
   out += "}\n\n";
   SendEvent(s, out, 0);
 }
 
 void RealtimeEngine::OnChunk(const perfmodel::TokenEvent& event) {
+  if (defer_later_tokens_ && !event.first) {
+    deferred_.push_back(event);
+    return;
+  }
+  if (event.first) ++firsts_in_pass_;
   Stream* sp = Find(event.id);
   if (!sp) return;
   Stream& s = *sp;

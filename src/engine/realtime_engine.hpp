@@ -4,8 +4,11 @@
 // thread owns all of it: no thread per request, no locks on the hot path.
 //
 // Clocks: the engine's virtual clock is real time × time scale since start. Passes run back to
-// back on it; a timer that fires late (a loaded machine) delays the tokens but not the next pass,
-// unless it is more than 5 ms late (real), when the clock slips to now rather than emit a burst.
+// back on it and the engine keeps that modelled timeline whatever its host does: a timer that fires
+// late (a loaded machine, a stopped process) sends that pass's tokens late, then the passes due
+// meanwhile run at once and the engine is back on schedule, as a GPU whose host stalled would be.
+// A request enters the model when its bytes arrived (not when it was parsed and tokenized), and a
+// pass takes only requests that had arrived by its modelled start.
 // At time scale 0 (max speed) passes complete at once, in turns of up to 64 passes or 0.5 ms
 // after which the loop writes what the turn produced; a stream whose client is more than 1 MiB
 // behind pauses the engine until it catches up (the engine is as fast as its slowest reader).
@@ -14,8 +17,10 @@
 // costs a few appends into a reused buffer and one StreamWriter::Send, one SSE event per Send.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -50,9 +55,12 @@ struct AdmittedRequest {
   /// Decode role: the prompt was computed by a prefill worker and its KV arrives this many
   /// modelled seconds after the request (negative: compute the prompt here).
   double kv_transfer_s = -1;
-  std::int64_t received_ns = 0;  ///< When the request arrived (MonotonicNs).
-  std::uint64_t created = 0;     ///< Unix time for `created`.
-  http::Responder responder;     ///< Where the answer goes.
+  std::int64_t received_ns = 0;  ///< When the request arrived (MonotonicNs); it enters the model then.
+  /// Every event says when the request entered the model and which modelled pass produced it
+  /// (`"infermark_timing":[arrival, pass end]`, virtual ns), for a client measuring host error.
+  bool timing = false;
+  std::uint64_t created = 0;  ///< Unix time for `created`.
+  http::Responder responder;  ///< Where the answer goes.
 };
 
 /// Settings of the driver.
@@ -97,6 +105,8 @@ class RealtimeEngine final : public perfmodel::EventSink {
   void SetKvParams(std::string json) { options_.kv_params_json = std::move(json); }
   /// Ends every open stream (server shutdown).
   void Shutdown();
+  /// The monotonic time (MonotonicNs) of virtual time 0.
+  [[nodiscard]] std::int64_t EpochNs() const { return epoch_ns_; }
 
   void OnChunk(const perfmodel::TokenEvent& event) override;
 
@@ -114,10 +124,17 @@ class RealtimeEngine final : public perfmodel::EventSink {
   void Kick();
   void Turn();
   void TurnHeld();  // Turn's work, with the connections' output held
+  void PaceRelease(std::int64_t woke_ns);
+  void ReleaseOutput();
+  static std::int64_t Track(std::int64_t estimate, std::int64_t sample, bool tail, std::int64_t step = 2'000);
   void MaxSpeedTurn();
   void Drain();
   std::int64_t VirtualNow() const;
   void SendEvent(Stream& s, const std::string& bytes, int tokens);
+  void AppendTiming(std::string& out, const Stream& s) const;
+  void Enqueue(const perfmodel::Request& r, std::int64_t arrival_v);
+  void SubmitArrived(std::int64_t start);
+  std::int64_t VirtualAt(std::int64_t real_ns) const;
   void SendTokens(Stream& s, int begin, int end, bool finished);
   void SendUsage(Stream& s);
   void RespondWhole(Stream& s);
@@ -136,7 +153,12 @@ class RealtimeEngine final : public perfmodel::EventSink {
   std::vector<std::uint64_t> aborts_;
   std::vector<std::uint64_t> pressured_;
   std::vector<std::uint64_t> remote_firsts_;  // decode role: KV arrived, first token due with the next pass
-  std::uint64_t kv_received_tokens_ = 0;      // decode role: prompt tokens whose KV came from a prefill worker
+  struct Arrival {
+    std::int64_t at_v;  // virtual time the request entered the model
+    perfmodel::Request request;
+  };
+  std::deque<Arrival> arrivals_;          // admitted, not yet handed to the scheduler; by at_v
+  std::uint64_t kv_received_tokens_ = 0;  // decode role: prompt tokens whose KV came from a prefill worker
   std::string scratch_;
   std::int64_t epoch_ns_ = 0;       // real time of virtual 0
   std::int64_t last_end_v_ = 0;     // virtual end of the last pass
@@ -147,6 +169,27 @@ class RealtimeEngine final : public perfmodel::EventSink {
   bool in_flight_ = false;          // a pass was planned and awaits Complete
   bool continuous_ = false;         // the next pass follows the last one back to back
   bool shut_down_ = false;
+  // Pacing the output of real-time passes (PaceRelease): how long the host takes from the timer to
+  // the pass's output rendered (a high estimate), and from releasing it to its first write.
+  std::int64_t wake_ns_ = 150'000;        // how late the pass timer fires (a high estimate)
+  std::int64_t decode_work_ns_ = 60'000;  // completing a decode pass
+  std::int64_t prompt_work_ps_ = 80'000;  // completing a pass that took in prompt tokens, per token (ps)
+  std::int64_t pass_prompt_tokens_ = 0;   // prompt tokens of the pass in flight
+  std::int64_t write_lead_ns_ = 30'000;
+  std::int64_t timer_target_ns_ = 0;  // when the pass's timer was asked to fire
+  std::int64_t released_at_ns_ = 0;
+  bool released_ = true;
+  bool emitted_in_pass_ = false;
+  struct WriteTimes {  // a pass's writes, as the connection loops report them
+    std::atomic<std::int64_t> first{0};
+    std::atomic<std::int64_t> last{0};
+    std::atomic<std::int64_t> count{0};
+  };
+  std::shared_ptr<WriteTimes> writes_ = std::make_shared<WriteTimes>();
+  std::int64_t per_write_ns_ = 5'000;            // each further write of a pass
+  std::int64_t firsts_in_pass_ = 0;              // first tokens the pass completed sends
+  bool defer_later_tokens_ = false;              // Complete: hold back tokens that are not a first
+  std::vector<perfmodel::TokenEvent> deferred_;  // … here, to send after the first ones
 };
 
 }  // namespace infermark::engine

@@ -94,10 +94,11 @@ EvalResult RunEval(const EvalSettings& settings, const std::atomic<bool>* stop,
   r.generation.temperature = settings.temperature;
   r.generation.top_p = settings.top_p;
   r.generation.stop = task.until;
+  r.generation.seed = settings.seed;
 
   // Prompts in document order: the sampler's random state runs across documents, so the k-th
   // document gets the same examples whatever --limit is.
-  FewshotSampler sampler(fewshot_pool, task.sampler);
+  FewshotSampler sampler(fewshot_pool, task.sampler, static_cast<std::uint64_t>(settings.seed));
   const bool chat = settings.client.api == loadgen::Api::kChatCompletions;
   std::vector<std::string> bodies;
   bodies.reserve(n);

@@ -30,6 +30,8 @@ struct EvalSettings {
   double temperature = 0;                   ///< Sampling temperature.
   double top_p = 1;                         ///< Nucleus sampling.
   double max_failed_share = 0;              ///< A larger share of failed requests makes the eval INVALID.
+  /// lm-eval's seed: the few-shot sampler's and every request's (`--seed`; a repeat takes the next).
+  long long seed = 1234;
 };
 
 /// InferenceX's max_tokens for an eval context (run_lm_eval): context − 4096 above 4096 tokens,
@@ -70,6 +72,9 @@ struct EvalResult {
   std::vector<std::string> invalid_reasons;   ///< Why the eval is INVALID (empty: valid).
   double start_unix = 0;                      ///< When sending began.
   double end_unix = 0;                        ///< When it ended.
+  /// An eval repeated under several seeds (`eval --repeats`): each repeat's seed, scores and
+  /// documents (written into the results file's `infermark.repeats`); null for one run.
+  Json repeats = nullptr;
 };
 
 /// Reads the task named by `settings.task` (built-in name or file). Throws InputError.

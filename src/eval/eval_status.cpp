@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/clock.hpp"
+#include "core/eval_batch.hpp"
 #include "core/file_io.hpp"
 
 namespace infermark::eval {
@@ -23,18 +24,24 @@ std::optional<double> Number(const Json& block, const std::string& key) {
   return it->get<double>();
 }
 
-// The newest file of `dir` named <prefix><stamp>.json (lm-eval's stamps sort by time).
-std::string Newest(const std::string& dir, const std::string& prefix) {
-  std::vector<std::string> names;
+// The newest (by modification time, then name) file of `dir` named <prefix>….json, as
+// collect_eval_results.py takes the latest; with `conc`, only that concurrency's batched files.
+std::string NewestEvalFile(const std::string& dir, const std::string& prefix, std::optional<long long> conc) {
+  std::string best;
+  fs::file_time_type best_time{};
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) {
-      names.push_back(name);
+    if (name.rfind(prefix, 0) != 0 || name.size() <= 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
+    if (conc && BatchedFileConcurrency(name) != conc) continue;
+    std::error_code time_ec;
+    const auto t = fs::last_write_time(entry.path(), time_ec);
+    if (best.empty() || t > best_time || (t == best_time && name > best)) {
+      best = name;
+      best_time = t;
     }
   }
-  std::sort(names.begin(), names.end());
-  return names.empty() ? std::string() : names.back();
+  return best;
 }
 
 }  // namespace
@@ -83,16 +90,21 @@ Json EvalStatusJson(const EvalStatus& s) {
   return j;
 }
 
-void WriteEvalStatus(const std::string& dir, const EvalStatus& status) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  WriteFileAtomic((fs::path(dir) / kEvalStatusFile).string(), EvalStatusJson(status).dump(2) + "\n");
+std::string EvalStatusFileName(std::optional<long long> batched_conc) {
+  return batched_conc ? "eval_status_conc" + std::to_string(*batched_conc) + ".json" : std::string(kEvalStatusFile);
 }
 
-std::optional<EvalStatus> ReadEvalStatus(const std::string& dir) {
+void WriteEvalStatus(const std::string& dir, const EvalStatus& status, bool batched) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string name = EvalStatusFileName(batched ? std::optional<long long>(status.concurrency) : std::nullopt);
+  WriteFileAtomic((fs::path(dir) / name).string(), EvalStatusJson(status).dump(2) + "\n");
+}
+
+std::optional<EvalStatus> ReadEvalStatus(const std::string& dir, std::optional<long long> batched_conc) {
   Json j;
   try {
-    j = Json::parse(ReadFile((fs::path(dir) / kEvalStatusFile).string()));
+    j = Json::parse(ReadFile((fs::path(dir) / EvalStatusFileName(batched_conc)).string()));
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -122,21 +134,37 @@ std::optional<EvalStatus> ReadEvalStatus(const std::string& dir) {
   return s;
 }
 
-EvalStatus JudgeEvalFolder(const std::string& dir, const Thresholds& thresholds, const std::string& prefix) {
+EvalStatus JudgeEvalFolder(const std::string& dir, const EvalThresholds& thresholds, const std::string& prefix,
+                           std::optional<long long> conc) {
   EvalStatus s;
-  std::string name = Newest(dir, "results_");
+  // A batch's own word on a concurrency: failed stands whatever its files say.
+  std::optional<EvalBatch> batch;
+  if (conc) {
+    const std::string meta = (fs::path(dir) / "meta_env.json").string();
+    try {
+      batch = ReadEvalBatch(Json::parse(ReadFile(meta)), meta);
+    } catch (const std::exception&) {
+      batch.reset();  // judged from its files alone
+    }
+  }
+  const bool listed_failed = batch && batch->Failed(*conc);
+  std::string name = listed_failed ? std::string() : NewestEvalFile(dir, "results_", conc);
   s.status = "scored";
   if (name.empty()) {
-    name = Newest(dir, "incomplete_results_");
+    name = NewestEvalFile(dir, "incomplete_results_", conc);
     s.status = "incomplete";
   }
   if (name.empty()) {
-    name = Newest(dir, "invalid_results_");
+    name = NewestEvalFile(dir, "invalid_results_", conc);
     s.status = "invalid";
+  }
+  if (listed_failed) {
+    s.reasons.push_back("the batch lists concurrency " + std::to_string(*conc) + " as failed (failed_eval_concs)");
   }
   if (name.empty()) {
     s.status = "invalid";
-    s.reasons.push_back("no results file in " + dir);
+    const std::string what = conc ? " for concurrency " + std::to_string(*conc) : std::string();
+    if (!listed_failed) s.reasons.push_back("no results file" + what + " in " + dir);
     return s;
   }
   s.results_file = name;
@@ -165,9 +193,9 @@ EvalStatus JudgeEvalFolder(const std::string& dir, const Thresholds& thresholds,
     const Json& n = (*samples)[s.task];
     if (n.contains("effective") && n["effective"].is_number_integer()) s.n = n["effective"].get<long long>();
   }
-  const ThresholdRule rule = ResolveThreshold(thresholds, prefix, s.task);
+  const ThresholdRule rule = thresholds.Resolve(s.task, prefix);
   s.threshold = rule.value;
-  s.threshold_source = rule.source.rfind("models.", 0) == 0 ? rule.source.substr(7) : rule.source;
+  s.threshold_source = rule.SourceName();
   if (s.status != "scored") {
     const auto own = file.find("infermark");
     if (own != file.end() && own->contains("invalid_reasons") && (*own)["invalid_reasons"].is_array()) {

@@ -1,8 +1,9 @@
 // An eval's summary beside its lm-eval files: `eval_status.json` (schema infermark.eval_status/1),
 // what became of the eval (scored, not run, INVALID, incomplete), its gated score with stderr and
-// sample count, the threshold applied and the verdict. The runner writes one in every eval folder
-// (`<result-dir>/evals/<RESULT_FILENAME>/[conc<N>/]`) whatever ran the eval, so the results store
-// reads one shape (docs/evals.md).
+// sample count, the threshold applied and the verdict. The runner writes one for every eval it
+// runs or records (`<result-dir>/evals/<name>/eval_status.json`; in a batched folder, one per
+// concurrency, `eval_status_conc<N>.json`, named as InferenceX names a batch's files) whatever ran
+// the eval, so the results store reads one shape (docs/evals.md).
 #pragma once
 
 #include <optional>
@@ -16,6 +17,10 @@ namespace infermark::eval {
 
 /// The status file's name.
 inline constexpr const char* kEvalStatusFile = "eval_status.json";
+
+/// The status file of `conc` in a batched folder, `eval_status_conc<N>.json`; without a
+/// concurrency, kEvalStatusFile.
+std::string EvalStatusFileName(std::optional<long long> batched_conc);
 
 /// The gated metric, as validate_scores.py's default prefix and the strict filter name it.
 inline constexpr const char* kGatedMetric = "exact_match,strict-match";
@@ -51,16 +56,22 @@ struct EvalStatus {
 /// The status as JSON.
 Json EvalStatusJson(const EvalStatus& status);
 
-/// Writes `<dir>/eval_status.json` (atomically; the folder is created when missing).
-void WriteEvalStatus(const std::string& dir, const EvalStatus& status);
+/// Writes the status file (atomically; the folder is created when missing): `<dir>/eval_status.json`,
+/// or in a batched folder `<dir>/eval_status_conc<N>.json` for the status's concurrency.
+void WriteEvalStatus(const std::string& dir, const EvalStatus& status, bool batched = false);
 
-/// Reads `<dir>/eval_status.json`; nullopt when missing or not a status file.
-std::optional<EvalStatus> ReadEvalStatus(const std::string& dir);
+/// Reads `<dir>/eval_status.json`, or `eval_status_conc<N>.json` for `batched_conc`; nullopt when
+/// missing or not a status file.
+std::optional<EvalStatus> ReadEvalStatus(const std::string& dir, std::optional<long long> batched_conc = {});
 
-/// Judges the lm-eval files in `dir` (the newest results_*.json, else invalid_results_… /
-/// incomplete_results_…): status, scores and, for a finished run, the gate under `model_prefix`.
+/// Judges the lm-eval files in `dir` (the newest results_*.json by modification time, as
+/// collect_eval_results.py takes it, else invalid_results_… / incomplete_results_…): status,
+/// scores and, for a finished run, the gate under `model_prefix`. With `batched_conc`, the files of
+/// that concurrency in a batched folder (`…_conc<N>[_k].json`), and a concurrency its meta_env.json
+/// lists as failed is INVALID whatever its files say (collect_eval_results.py takes none of them).
 /// A folder without a results file is INVALID ("no results file"). The caller fills concurrency,
 /// the row, the times and the server.
-EvalStatus JudgeEvalFolder(const std::string& dir, const Thresholds& thresholds, const std::string& model_prefix);
+EvalStatus JudgeEvalFolder(const std::string& dir, const EvalThresholds& thresholds, const std::string& model_prefix,
+                           std::optional<long long> batched_conc = {});
 
 }  // namespace infermark::eval

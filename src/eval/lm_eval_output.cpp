@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/eval_batch.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
 #include "core/version.hpp"
@@ -22,6 +23,12 @@ std::string Status(const EvalResult& r) {
   if (!r.complete) return "incomplete";
   if (!r.invalid_reasons.empty()) return "invalid";
   return "complete";
+}
+
+// An INVALID or unfinished run's files are named so that neither InferenceX script takes them.
+std::string FilePrefix(const EvalResult& r) {
+  const std::string status = Status(r);
+  return status == "complete" ? "" : status + "_";
 }
 
 std::string Sanitized(const std::string& model) {
@@ -90,7 +97,7 @@ Json ResultsJson(const EvalResult& r, const RunDescription& run) {
                        {"random_seed", 0},
                        {"numpy_seed", 1234},
                        {"torch_seed", 1234},
-                       {"fewshot_seed", 1234}};
+                       {"fewshot_seed", r.generation.seed}};
   out["date"] = r.start_unix;
   if (Status(r) == "complete") out["lm_eval_version"] = std::string("infermark ") + kVersion;
   out["model_source"] = api_model;
@@ -110,6 +117,7 @@ Json ResultsJson(const EvalResult& r, const RunDescription& run) {
       Json{{"status", Status(r)},         {"valid", r.invalid_reasons.empty()}, {"invalid_reasons", r.invalid_reasons},
            {"failed_requests", r.failed}, {"retried_requests", r.retried},      {"errors", errors},
            {"version", kVersion}};
+  if (!r.repeats.is_null()) out["infermark"]["repeats"] = r.repeats;
   return out;
 }
 
@@ -195,19 +203,36 @@ Json MetaEnvJson(const EnvLookup& env, const std::string& model, std::size_t con
 }
 
 WrittenFiles WriteEvalFiles(const std::string& dir, const EvalResult& result, const RunDescription& run,
-                            const EnvLookup& env) {
+                            const EnvLookup& env, bool meta_env) {
   namespace fs = std::filesystem;
   fs::create_directories(dir);
   const std::string stamp = FileStamp();
-  const std::string status = Status(result);
-  const std::string prefix = status == "complete" ? "" : status + "_";
+  const std::string prefix = FilePrefix(result);
   WrittenFiles w;
   w.results = (fs::path(dir) / (prefix + "results_" + stamp + ".json")).string();
   w.samples = (fs::path(dir) / (prefix + "samples_" + result.task.task + "_" + stamp + ".jsonl")).string();
-  w.meta_env = (fs::path(dir) / "meta_env.json").string();
   WriteFileAtomic(w.results, Indented(ResultsJson(result, run)));
   WriteFileAtomic(w.samples, SamplesJsonl(result));
-  WriteFileAtomic(w.meta_env, Indented(MetaEnvJson(env, run.model, run.concurrency)));
+  if (meta_env) {
+    w.meta_env = (fs::path(dir) / "meta_env.json").string();
+    WriteFileAtomic(w.meta_env, Indented(MetaEnvJson(env, run.model, run.concurrency)));
+  }
+  return w;
+}
+
+WrittenFiles WriteBatchedEvalFiles(const std::string& dir, const EvalResult& result, const RunDescription& run,
+                                   const std::string& stamp) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  const std::string prefix = FilePrefix(result);
+  const auto conc = static_cast<long long>(run.concurrency);
+  WrittenFiles w;
+  w.results = (fs::path(dir) / BatchedFileName(dir, prefix + "results_" + stamp, conc, ".json")).string();
+  w.samples =
+      (fs::path(dir) / BatchedFileName(dir, prefix + "samples_" + result.task.task + "_" + stamp, conc, ".jsonl"))
+          .string();
+  WriteFileAtomic(w.results, Indented(ResultsJson(result, run)));
+  WriteFileAtomic(w.samples, SamplesJsonl(result));
   return w;
 }
 

@@ -47,8 +47,17 @@ struct WrittenFiles {
   std::string meta_env;  ///< meta_env.json.
 };
 
-/// Writes the three files into `dir` (created when missing).
+/// Writes the three files into `dir` (created when missing); without `meta_env`, lm-eval's two
+/// files alone (an eval's repeat: its folder is not an eval folder of its own).
 WrittenFiles WriteEvalFiles(const std::string& dir, const EvalResult& result, const RunDescription& run,
-                            const EnvLookup& env);
+                            const EnvLookup& env, bool meta_env = true);
+
+/// Writes one concurrency's results and samples files of a batch into `dir` (created when
+/// missing) under InferenceX's batched names (core/eval_batch.hpp): `results_<stamp>_conc<N>.json`
+/// and `samples_<task>_<stamp>_conc<N>.jsonl`, `_2`, `_3`, … when a name is taken (a re-run
+/// whose files repeat their names). `stamp` is lm-eval's file stamp (FileStamp()). Writes no
+/// meta_env.json: a batch has one (eval/batched_eval.hpp). `meta_env` is left empty.
+WrittenFiles WriteBatchedEvalFiles(const std::string& dir, const EvalResult& result, const RunDescription& run,
+                                   const std::string& stamp);
 
 }  // namespace infermark::eval

@@ -1,7 +1,7 @@
-// The accuracy gate: minimum scores per task with per-model overrides, in the format of
-// InferenceX's utils/evals/thresholds.yaml (data/evals/thresholds.yaml), applied by the rules of
-// its validate_scores.py: the model prefix's own threshold for a task, else the task's default,
-// else a fallback minimum; every `exact_match,<filter>` score of every task in a results file is
+// The accuracy gate: minimum scores per task with per-model overrides (core/eval_thresholds.hpp
+// reads InferenceX's thresholds.yaml format; data/evals/thresholds.yaml is the built-in file),
+// applied by the rules of its validate_scores.py: the model prefix's own threshold for a task, else
+// the task's default, else a fallback minimum; every `exact_match,<filter>` score of every task in a results file is
 // checked (stderr entries and non-numbers skipped), and a file with none checked fails.
 #pragma once
 
@@ -9,38 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "core/eval_thresholds.hpp"
 #include "core/json_text.hpp"
 
 namespace infermark::eval {
 
-/// validate_scores.py's --min-score default: the threshold when neither the model nor the
-/// defaults name the task.
-inline constexpr double kFallbackMinScore = 0.85;
-
-/// Minimum scores, as thresholds.yaml holds them.
-struct Thresholds {
-  std::string file;                                             ///< Where they were read.
-  std::map<std::string, double> defaults;                       ///< Task → minimum score.
-  std::map<std::string, std::map<std::string, double>> models;  ///< Model prefix → task → minimum score.
-};
-
-/// Reads a thresholds file: `default:` and `models:` mappings, or a flat task → score mapping
-/// (validate_scores.py's legacy format, all defaults). Throws InputError (file:line, field, rule).
-Thresholds LoadThresholds(const std::string& path);
-
 /// The built-in thresholds (data/evals/thresholds.yaml). Throws InputError when missing.
-Thresholds BuiltInThresholds();
-
-/// A task's threshold and where it came from.
-struct ThresholdRule {
-  double value = kFallbackMinScore;  ///< The minimum score.
-  /// "models.<prefix>", "default" or "min-score" (the fallback), as validate_scores.py names them.
-  std::string source = "min-score";
-};
-
-/// The threshold for `task` under `model_prefix` (empty or "unknown": none), most specific first.
-ThresholdRule ResolveThreshold(const Thresholds& thresholds, const std::string& model_prefix, const std::string& task,
-                               double fallback = kFallbackMinScore);
+EvalThresholds BuiltInThresholds();
 
 /// One checked score.
 struct GateCheck {
@@ -59,7 +34,7 @@ struct GateVerdict {
 };
 
 /// Judges an lm-eval results file's JSON (its `results` block) under `model_prefix`.
-GateVerdict JudgeResults(const Json& results_file, const Thresholds& thresholds, const std::string& model_prefix);
+GateVerdict JudgeResults(const Json& results_file, const EvalThresholds& thresholds, const std::string& model_prefix);
 
 /// A failed check for people: "gsm8k 0.62 < 0.92 (minimaxm2.5)" for the strict-match score
 /// (other filters named: "gsm8k flexible-extract 0.64 < …"); the source is the model prefix for

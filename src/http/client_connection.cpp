@@ -186,9 +186,14 @@ void ClientConnection::WriteRequest() {
   for (const auto& h : request_.headers) {
     if (IsSendableHeader(h.name, h.value)) out.append(h.name).append(": ").append(h.value).append("\r\n");
   }
+  result_.sent_ns = MonotonicNs();
+  if (!request_.sent_time_header.empty() && IsSendableHeader(request_.sent_time_header, "0")) {
+    out.append(request_.sent_time_header).append(": ");
+    AppendUnsigned(out, static_cast<std::uint64_t>(result_.sent_ns));
+    out.append("\r\n");
+  }
   out.append("\r\n");
   writing_ = true;
-  result_.sent_ns = MonotonicNs();
   last_activity_ns_ = result_.sent_ns;
   StartWrite({asio::buffer(head_buffer_), asio::buffer(request_.body)});
 }

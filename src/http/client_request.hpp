@@ -20,6 +20,9 @@ struct ClientRequest {
   std::string content_type = "application/json";  ///< Content-Type of the body; empty sends none.
   std::string body{};                             ///< Body (may be empty).
   Headers headers{};                              ///< Extra fields (e.g. Authorization).
+  /// When not empty, a field of this name carrying the send time (ClientResult::sent_ns, MonotonicNs
+  /// in decimal) is written with the head: a server on this host learns when the request left.
+  std::string sent_time_header{};
   /// Overrides ClientOptions::request_timeout for this request when positive.
   std::chrono::milliseconds timeout{0};
   /// Open a new connection for it even when one is idle (warming a pool up to a size). It still

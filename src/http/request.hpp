@@ -20,6 +20,8 @@ struct Request {
   int version = 11;              ///< 10 for HTTP/1.0, 11 for HTTP/1.1.
   std::size_t loop = 0;          ///< Index of the event loop that owns the connection.
   std::int64_t received_ns = 0;  ///< MonotonicNs() when the read that completed the request returned.
+  /// The peer connected from a loopback address: it shares this host's clocks (MonotonicNs).
+  bool local_peer = false;
 
   /// The target up to '?'.
   std::string_view Path() const;

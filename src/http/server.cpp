@@ -55,8 +55,12 @@ struct Server::Impl {
         });
         return;
       }
+      detail::ErrorCode peer_ec;
+      const auto peer = socket.remote_endpoint(peer_ec);
+      const bool local = !peer_ec && peer.address().is_loopback();
       auto connection = tls ? detail::MakeTlsServerConnection(shared, loop, std::move(socket), *tls)
                             : detail::MakePlainServerConnection(shared, loop, std::move(socket));
+      connection->SetLocalPeer(local);
       detail::asio::post(loop.context, [connection] { connection->Start(); });
       Accept();
     });

@@ -166,6 +166,7 @@ void ServerConnection::Dispatch(std::int64_t now) {
   request.body = std::move(message.body());
   request.loop = loop_.index;
   request.received_ns = now;
+  request.local_peer = local_peer_;
   phase_ = Phase::kHandling;
   SetDeadline(0);
   Bump(loop_.counters.requests);

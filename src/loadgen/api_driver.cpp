@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "http/sse_parser.hpp"
 
@@ -23,6 +24,9 @@ struct EventFacts {
   bool is_error = false;
   std::string error{};
   std::string_view id{};  // valid until the next event is parsed
+  // The built-in engine's model clock (`infermark_timing`: [arrival, pass end], virtual ns).
+  std::optional<std::int64_t> model_arrival_ns{};
+  std::optional<std::int64_t> model_ns{};
 };
 
 // simdjson reads up to SIMDJSON_PADDING bytes past the end of its input; the read buffer the
@@ -75,6 +79,18 @@ void ReadUsage(dom::element value, EventFacts& facts) {
   }
 }
 
+// `[arrival, pass end]` in virtual ns; anything else is ignored (the field is infermark's own, and
+// a server that is not the built-in engine has no business sending it).
+void ReadTiming(dom::element value, EventFacts& facts) {
+  dom::array pair;
+  if (value.get(pair) != simdjson::SUCCESS || pair.size() != 2) return;
+  std::int64_t arrival = 0;
+  std::int64_t model = 0;
+  if (pair.at(0).get(arrival) != simdjson::SUCCESS || pair.at(1).get(model) != simdjson::SUCCESS) return;
+  facts.model_arrival_ns = arrival;
+  facts.model_ns = model;
+}
+
 // Appends a string field's text; null or another type adds nothing.
 void AppendText(dom::element value, std::string* text, bool& has_text) {
   std::string_view s;
@@ -119,6 +135,7 @@ bool ParseEvent(std::string_view data, Api api, std::string* text, bool want_id,
   bool id_seen = !want_id;
   bool usage_seen = false;
   bool error_seen = false;
+  bool timing_seen = false;
   for (const dom::key_value_pair field : object) {
     if (Claim(field.key, choices_key, choices_seen)) {
       if (api == Api::kTrtLlm) {
@@ -142,6 +159,8 @@ bool ParseEvent(std::string_view data, Api api, std::string* text, bool want_id,
     } else if (Claim(field.key, "error", error_seen)) {
       facts.is_error = true;
       facts.error = simdjson::minify(field.value);
+    } else if (Claim(field.key, "infermark_timing", timing_seen)) {
+      ReadTiming(field.value, facts);
     }
   }
   return true;
@@ -278,6 +297,8 @@ struct StreamRecorder::Impl {
     chunk.moves_end = api == Api::kChatCompletions;
     chunk.text = facts.has_text;
     if (facts.completion_tokens >= 0) chunk.tokens_so_far = static_cast<std::uint32_t>(facts.completion_tokens);
+    chunk.model_ns = facts.model_ns;
+    chunk.model_arrival_ns = facts.model_arrival_ns;
     if (text != nullptr) chunk.answer = answer;
     tracker.OnChunk(chunk);
     if (facts.has_usage) {

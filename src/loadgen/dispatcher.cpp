@@ -115,13 +115,14 @@ void Dispatcher::Pace(std::size_t from) {
 
 // On the request's lane: hand the slot to the next request at once (it was due the moment this
 // one ended), before this one's record is closed.
-void Dispatcher::OnFreed(std::size_t /*ordinal*/, std::int64_t done_ns) {
+void Dispatcher::OnFreed(std::size_t ordinal, std::int64_t done_ns) {
   const std::size_t n = records_.size();
   if (phase_.offsets.empty()) {
     if (Stopped()) return;
     const std::size_t i = next_.fetch_add(1);
     if (i >= n) return;
     records_[i].intended_ns = done_ns;
+    records_[i].freed_by = records_[ordinal].index;
     Mine().sent.fetch_add(1, std::memory_order_relaxed);
     Issue(i, executor_.CurrentLane());
     return;
@@ -134,7 +135,11 @@ void Dispatcher::OnFreed(std::size_t /*ordinal*/, std::int64_t done_ns) {
       next = waiting_.front();
       waiting_.pop_front();
       // A paced request that waited for a slot was due when it arrived or when the slot freed.
-      records_[*next].intended_ns = std::max(records_[*next].intended_ns.value_or(done_ns), done_ns);
+      metrics::RequestRecord& r = records_[*next];
+      if (!r.intended_ns || *r.intended_ns < done_ns) {
+        r.intended_ns = done_ns;
+        r.freed_by = records_[ordinal].index;
+      }
       ++in_flight_;
     }
   }

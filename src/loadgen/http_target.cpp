@@ -1,6 +1,7 @@
 #include "loadgen/http_target.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -167,6 +168,13 @@ void HttpTarget::Issue(const RequestSpec& spec, RequestTracker& tracker) {
         m.bodies.empty() ? BuildRequestBody(m.options.api, m.options.body, *spec.prompt) : std::move(m.bodies[k]);
   }
   if (!m.authorization.empty()) request.headers.push_back(http::Header{"Authorization", m.authorization});
+  // The built-in engine then says, on each event, when the request entered its model and which
+  // modelled pass produced the event: the ideal timeline the host error is measured against.
+  if (m.BuiltIn()) {
+    request.headers.push_back(http::Header{"X-Infermark-Timing", "1"});
+    // When it goes (a loopback server shares this clock and lets the request into its model then).
+    request.sent_time_header = "X-Infermark-Sent-Ns";
+  }
   m.recorders[k] = std::make_unique<StreamRecorder>(m.options.api, tracker);
   StreamRecorder* recorder = m.recorders[k].get();
   http::StreamCallbacks callbacks;
@@ -231,9 +239,12 @@ TargetReport HttpTarget::Report() const {
     }
     if (m.engine) {
       const metrics::EngineSelfCheck& e = *m.engine;
+      // A lateness past the histogram's largest bucket (10 s, a host stalled for that long) reads
+      // as its +Inf bucket: JSON has no infinity, so such a figure is null.
+      const auto finite = [](double ms) { return std::isfinite(ms) ? Json(ms) : Json(nullptr); };
       server["step_lateness"] = {{"passes", e.passes},
-                                 {"p99_ms", e.lateness_p99_ms},
-                                 {"max_ms", e.lateness_max_ms},
+                                 {"p99_ms", finite(e.lateness_p99_ms)},
+                                 {"max_ms", finite(e.lateness_max_ms)},
                                  {"clock_slips", e.clock_slips},
                                  {"clock_slipped_ms", e.clock_slipped_ms}};
     }
@@ -241,6 +252,11 @@ TargetReport HttpTarget::Report() const {
     r.engine = m.engine;
     const double scale = m.card.value("time_scale", 1.0);
     r.time_scale = scale > 0 ? scale : 1.0;
+    r.model_time_scale = scale > 0 ? scale : 0.0;
+    if (m.card.contains("num_gpus") && m.card["num_gpus"].is_number_integer()) r.gpus = m.card["num_gpus"].get<int>();
+    if (m.card.contains("model_epoch_ns") && m.card["model_epoch_ns"].is_number_integer()) {
+      r.model_epoch_ns = m.card["model_epoch_ns"].get<std::int64_t>();
+    }
   }
   return r;
 }

@@ -26,7 +26,11 @@ struct Chunk {
   /// first and last token's time but not each chunk's: such chunks add no ITL sample.
   bool timed = true;
   std::optional<std::uint32_t> tokens_so_far;  ///< Output tokens produced as of this chunk (usage per chunk).
-  std::string_view answer;                     ///< Answer text it carries (kept when the client keeps text).
+  /// The built-in engine's modelled time of the pass that produced it (virtual ns), when told.
+  std::optional<std::int64_t> model_ns;
+  /// When the request entered the engine's model (virtual ns), when told.
+  std::optional<std::int64_t> model_arrival_ns;
+  std::string_view answer;  ///< Answer text it carries (kept when the client keeps text).
 };
 
 /// How a request ended.
@@ -85,6 +89,7 @@ class RequestTracker {
   bool keep_text_;
   bool freed_ = false;
   bool chunk_usage_consistent_ = true;
+  bool chunk_model_consistent_ = true;
 };
 
 }  // namespace infermark::loadgen

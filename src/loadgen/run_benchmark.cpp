@@ -160,8 +160,19 @@ BenchResult RunBenchmark(const BenchPlan& plan, Target& target, Executor& execut
   self.loop_lag_samples = lag.size();
   self.loop_lag_p99_ms = NumpyPercentile(lag, 99.0) * 1000.0;
   self.loop_lag_max_ms = lag.empty() ? 0.0 : *std::max_element(lag.begin(), lag.end()) * 1000.0;
+  // A predicted run has no host: its timeline is the ideal one.
+  std::optional<metrics::HostError> host_error;
+  if (!report.predicted) {
+    metrics::HostErrorOptions ho;
+    ho.window_start_ns = start_ns;
+    ho.model_time_scale = report.model_time_scale;
+    ho.metrics = mo;
+    ho.gpus = report.gpus;
+    ho.model_epoch_ns = report.model_epoch_ns;
+    host_error = metrics::ComputeHostError(out.records, out.metrics, duration_s, ho);
+  }
   out.verdict = metrics::Judge(out.metrics, out.records.size(), self, complete, c.limits,
-                               report.engine ? &*report.engine : nullptr);
+                               report.engine ? &*report.engine : nullptr, host_error ? &*host_error : nullptr);
 
   const metrics::ResultHeader h = Header(plan, duration_s, executor.UnixAt(start_ns), executor.UnixAt(end_ns));
   Json own = Json::object();
@@ -193,7 +204,14 @@ BenchResult RunBenchmark(const BenchPlan& plan, Target& target, Executor& execut
   client["loop_lag_samples"] = self.loop_lag_samples;
   own["client"] = std::move(client);
   if (!report.server.is_null()) own["server"] = report.server;
+  if (host_error) {
+    own["host_error_kind"] = metrics::HostErrorKindName(host_error->kind);
+    own["host_error"] = metrics::HostErrorJson(*host_error);
+    own["host_error_marks"] = metrics::FigureMarksJson(out.verdict.marks);
+    own["host_timing"] = metrics::HostTimingJson(*host_error);
+  }
   own["limits"] = {{"max_failure_fraction", c.limits.max_failure_fraction},
+                   {"max_host_error_fraction", c.limits.max_host_error_fraction},
                    {"max_send_lag_p99", c.limits.max_send_lag_p99_ms},
                    {"max_loop_lag_p99", c.limits.max_loop_lag_p99_ms},
                    {"max_engine_lateness_p99", c.limits.max_engine_lateness_p99_ms},

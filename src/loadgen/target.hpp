@@ -36,8 +36,13 @@ struct TargetReport {
   Json server = nullptr;
   std::optional<metrics::EngineSelfCheck> engine;  ///< The built-in engine's self-check over the window.
   double time_scale = 1.0;                         ///< The served hardware runs this many times faster than modelled.
-  double setup_s = 0;                              ///< Seconds the target spent getting ready (probe, connections).
-  bool predicted = false;                          ///< The answers came from a model on a virtual clock.
+  /// The built-in engine's model clock: modelled ns per real ns (0: none known, or max speed).
+  double model_time_scale = 0.0;
+  std::optional<int> gpus;  ///< GPUs behind the server, when it said (the built-in engine's model card).
+  /// The built-in engine's virtual time 0 on this host's monotonic clock, when it said.
+  std::optional<std::int64_t> model_epoch_ns;
+  double setup_s = 0;      ///< Seconds the target spent getting ready (probe, connections).
+  bool predicted = false;  ///< The answers came from a model on a virtual clock.
 };
 
 /// Where requests go.

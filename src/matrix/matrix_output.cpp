@@ -116,6 +116,46 @@ std::string FormatGithub(const std::vector<Json>& rows) {
   return out;
 }
 
+std::string FormatGithubOutputs(const std::vector<Json>& rows) {
+  std::vector<Json> single;
+  std::vector<Json> multi;
+  for (const Json& row : rows) (row.contains("prefill") && row.contains("decode") ? multi : single).push_back(row);
+  std::string out;
+  for (const auto& [name, part] : {std::pair<std::string, const std::vector<Json>*>{"single-node", &single},
+                                   std::pair<std::string, const std::vector<Json>*>{"multi-node", &multi}}) {
+    if (part->size() > kGithubMatrixLimit) {
+      const std::size_t shards = (rows.size() + kGithubMatrixLimit - 1) / kGithubMatrixLimit;
+      throw InputError(Diagnostic{{},
+                                  "",
+                                  "--format github-outputs",
+                                  "the " + name + " matrix has " + std::to_string(part->size()) +
+                                      " rows and a GitHub Actions matrix holds at most 256 jobs: split the run with "
+                                      "--shard K/" +
+                                      std::to_string(shards) + " (one workflow run per shard)"});
+    }
+    out += name + "=" + FormatGithub(*part);
+    out += name + "-jobs=" + std::to_string(part->size()) + "\n";
+  }
+  return out;
+}
+
+std::vector<Json> ChangelogRows(const Json& doc) {
+  std::vector<Json> rows;
+  if (!doc.is_object()) return rows;
+  for (const char* nested : {"single_node", "multi_node"}) {
+    const auto it = doc.find(nested);
+    if (it == doc.end() || !it->is_object()) continue;
+    for (const auto& [bucket, list] : it->items()) {
+      if (list.is_array()) rows.insert(rows.end(), list.begin(), list.end());
+    }
+  }
+  for (const char* flat : {"evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals"}) {
+    const auto it = doc.find(flat);
+    if (it != doc.end() && it->is_array()) rows.insert(rows.end(), it->begin(), it->end());
+  }
+  return rows;
+}
+
 std::string FormatTable(const std::vector<Json>& rows) {
   const std::vector<std::string> header = {"#",   "exp-name",    "precision", "framework", "runner",        "isl",
                                            "osl", "parallelism", "spec",      "conc",      "max-model-len", "eval"};

@@ -31,6 +31,18 @@ std::string FormatJson(const std::vector<Json>& rows);
 /// `{"include": rows}`; throws InputError when rows exceed kGithubMatrixLimit.
 std::string FormatGithub(const std::vector<Json>& rows);
 
+/// The rows as GitHub Actions job outputs, `NAME=VALUE` lines to append to `$GITHUB_OUTPUT`:
+/// `single-node` and `multi-node` (FormatGithub documents of the rows without and with prefill and
+/// decode worker blocks, one line each) and `single-node-jobs`, `multi-node-jobs` (their sizes), so
+/// that a workflow fans each kind out to its own job template. Throws InputError when either
+/// matrix exceeds kGithubMatrixLimit, suggesting the `--shard K/N` that fits.
+std::string FormatGithubOutputs(const std::vector<Json>& rows);
+
+/// The rows of a changelog document (`infermark changelog`'s output): its `single_node` and
+/// `multi_node` buckets in order, then `evals`, `agentic_evals`, `multinode_evals` and
+/// `multinode_agentic_evals`.
+std::vector<Json> ChangelogRows(const Json& doc);
+
 /// An aligned table, one line per row, with a header and a count line.
 std::string FormatTable(const std::vector<Json>& rows);
 

@@ -43,8 +43,19 @@ struct RequestRecord {
   std::optional<std::int64_t> server_prompt_tokens;  ///< usage.prompt_tokens, when reported.
   std::optional<std::int64_t> server_output_tokens;  ///< usage.completion_tokens, when reported.
   std::optional<std::int64_t> client_output_tokens;  ///< The client's own count (re-encoded text), when counted.
-  std::string response_id{};     ///< The server's `id` of the response's chunks (joins with server logs).
-  std::string generated_text{};  ///< Streamed text (content, then reasoning not included).
+  std::string response_id{};  ///< The server's `id` of the response's chunks (joins with server logs).
+  /// The `index` of the request whose end freed the slot this one went out on, when that end set
+  /// this one's intended time (a closed loop's refill; an open loop's request that waited for a slot).
+  std::optional<std::size_t> freed_by;
+  // --- the built-in engine's model clock, when it reported it (`X-Infermark-Timing`) ---
+  /// When the request entered the engine's model (virtual ns).
+  std::optional<std::int64_t> model_arrival_ns;
+  /// Modelled time of each entry of chunk_ns (virtual ns), when every timed chunk carried one.
+  std::vector<std::int64_t> chunk_model_ns{};
+  std::optional<std::int64_t> model_first_chunk_ns;  ///< Modelled time of the TTFT chunk.
+  std::optional<std::int64_t> model_end_ns;          ///< Modelled time of the latency end's event.
+  std::optional<std::int64_t> model_done_ns;         ///< Modelled time of the last event with one.
+  std::string generated_text{};                      ///< Streamed text (content, then reasoning not included).
 };
 
 }  // namespace infermark::metrics

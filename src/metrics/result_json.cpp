@@ -138,6 +138,39 @@ Json OwnMetricsJson(const BenchmarkMetrics& m) {
   return j;
 }
 
+Json HostErrorJson(const HostError& error) {
+  Json j = Json::object();
+  for (const auto& [key, e] : error.figures) {
+    Json entry = Json::object();
+    entry["abs"] = e.abs;
+    entry["rel"] = e.rel ? Json(*e.rel) : Json(nullptr);
+    j[key] = std::move(entry);
+  }
+  return j;
+}
+
+Json HostTimingJson(const HostError& error) {
+  if (!error.request_path || !error.emission) return nullptr;
+  Json j = Json::object();
+  j["request_path_ms"] = SummaryJson(*error.request_path);
+  j["emission_to_arrival_ms"] = SummaryJson(*error.emission);
+  return j;
+}
+
+Json FigureMarksJson(std::span<const FigureMark> marks) {
+  Json j = Json::array();
+  for (const FigureMark& m : marks) {
+    Json entry = Json::object();
+    entry["key"] = m.key;
+    entry["abs"] = m.abs;
+    entry["rel"] = m.rel;
+    entry["headline"] = m.headline;
+    entry["cause"] = m.cause;
+    j.push_back(std::move(entry));
+  }
+  return j;
+}
+
 Json RequestRecordJson(const RequestRecord& r) {
   Json j = Json::object();
   j["index"] = r.index;
@@ -159,6 +192,12 @@ Json RequestRecordJson(const RequestRecord& r) {
   j["server_prompt_tokens"] = OrNull(r.server_prompt_tokens);
   j["server_output_tokens"] = OrNull(r.server_output_tokens);
   j["client_output_tokens"] = OrNull(r.client_output_tokens);
+  j["freed_by"] = r.freed_by ? Json(*r.freed_by) : Json(nullptr);
+  j["model_arrival_ns"] = OrNull(r.model_arrival_ns);
+  j["model_first_chunk_ns"] = OrNull(r.model_first_chunk_ns);
+  j["model_end_ns"] = OrNull(r.model_end_ns);
+  j["model_done_ns"] = OrNull(r.model_done_ns);
+  j["chunk_model_ns"] = r.chunk_model_ns;
   return j;
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/json_text.hpp"
 #include "metrics/benchmark_metrics.hpp"
+#include "metrics/host_error.hpp"
 #include "metrics/request_record.hpp"
 #include "metrics/verdict.hpp"
 
@@ -50,6 +51,17 @@ Json BuildResultJson(const ResultHeader& header, const BenchmarkMetrics& metrics
 /// infermark's own metrics (first-text TTFT, intended-time latencies, tokens per chunk, token
 /// counts) as a JSON object, for BuildResultJson's `infermark` section.
 Json OwnMetricsJson(const BenchmarkMetrics& metrics);
+
+/// `infermark.host_error`: `{result key: {"abs": …, "rel": … or null}}` in the result's key order.
+Json HostErrorJson(const HostError& error);
+
+/// `infermark.host_timing`: where the host's time went, when the engine's epoch was known:
+/// `request_path_ms` (send to entry into the model, per request) and `emission_to_arrival_ms`
+/// (modelled time to arrival here, per chunk), each a summary; null otherwise.
+Json HostTimingJson(const HostError& error);
+
+/// `infermark.host_error_marks`: one object per marked statistic (key, abs, rel, headline, cause).
+Json FigureMarksJson(std::span<const FigureMark> marks);
 
 /// One request as a JSON object (a line of the per-request JSONL file).
 Json RequestRecordJson(const RequestRecord& record);

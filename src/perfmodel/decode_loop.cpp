@@ -4,9 +4,9 @@
 #include <map>
 #include <sstream>
 
+#include "core/csv_line.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
-#include "perfmodel/measured_points.hpp"
 
 namespace infermark::perfmodel {
 namespace {

@@ -41,8 +41,12 @@ EfficiencyFactors ChooseEfficiency(const EngineData& data, const FrameworkProfil
       }
     }
   }
-  if (source != nullptr) *source = "frameworks.yaml priors (" + framework.name + ")";
+  if (source != nullptr) *source = PriorsSource(framework);
   return framework.efficiency;
+}
+
+std::string PriorsSource(const FrameworkProfile& framework) {
+  return "frameworks.yaml priors (" + framework.name + ")";
 }
 
 void PlanMemory(Deployment& d) {
@@ -215,9 +219,10 @@ Deployment ResolveDeployment(const EngineData& data, const DeploymentOptions& o)
   d.dp_attention = o.dp_attention;
   if (o.use_calibration) {
     d.efficiency = ChooseEfficiency(data, d.framework, d.hardware, &d.efficiency_source, &d.calibrated_classes);
+    d.calibrated = d.efficiency_source != PriorsSource(d.framework);
   } else {
     d.efficiency = d.framework.efficiency;
-    d.efficiency_source = "frameworks.yaml priors (" + d.framework.name + ")";
+    d.efficiency_source = PriorsSource(d.framework);
   }
   if (!o.hardware_profile.empty()) {
     const HardwareProfile profile = LoadHardwareProfile(o.hardware_profile);

@@ -87,6 +87,7 @@ struct Deployment {
   bool dp_attention = false;      ///< Attention data-parallel.
   EfficiencyFactors efficiency;   ///< Factors in force.
   std::string efficiency_source;  ///< Which file they came from (calibrated profile or prior).
+  bool calibrated = false;        ///< The factors are a calibrated profile's (false: the framework's priors).
   /// Kernel classes the chosen calibrated profile was fitted on (empty: priors, nothing measured).
   std::vector<std::string> calibrated_classes;
   std::vector<std::string> profile_changes;  ///< What --hardware-profile changed, one line per figure.
@@ -102,6 +103,9 @@ struct Deployment {
 EfficiencyFactors ChooseEfficiency(const EngineData& data, const FrameworkProfile& framework,
                                    const HardwareSpec& hardware, std::string* source,
                                    std::vector<std::string>* classes = nullptr);
+
+/// What `efficiency_source` says of factors that are `framework`'s priors.
+std::string PriorsSource(const FrameworkProfile& framework);
 
 /// Resolves options against the catalog; throws InputError for unknown names, impossible
 /// parallelism or a model that does not fit in memory.

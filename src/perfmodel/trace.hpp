@@ -34,10 +34,12 @@ struct Trace {
   std::vector<RequestSteps> requests;  ///< Every measured request, in send order.
 };
 
-/// The two figures calibration fits: InferenceX's throughput per GPU and median interactivity.
+/// The two figures calibration fits, InferenceX's throughput per GPU and median interactivity, and
+/// the median end-to-end latency its prediction bands are also measured on.
 struct TraceFigures {
   double tput_per_gpu = 0;   ///< (input + output tokens of completed requests) / duration / GPUs.
   double median_intvty = 0;  ///< 1 / numpy median of TPOT = (E2EL − TTFT)/(output − 1), tokens/s/user.
+  double median_e2el = 0;    ///< numpy median of the completed requests' end-to-end latency, s.
 };
 
 /// Re-times `trace` with `model` and computes its figures with the metric definitions of

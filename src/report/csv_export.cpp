@@ -6,7 +6,9 @@
 
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
+#include "results/host_error_summary.hpp"
 #include "results/multinode_fields.hpp"
+#include "results/repeat_record.hpp"
 
 namespace infermark::results {
 namespace {
@@ -53,7 +55,11 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
       "joules_per_total_token [J/tok],total_gpu_energy_j [J],power_metric_schema_version,warnings,"
       "is_multinode,deployment,num_prefill_gpu,num_decode_gpu,prefill_num_workers,prefill_tp,prefill_pp,"
       "prefill_dcp_size,prefill_pcp_size,prefill_ep,prefill_dp_attention,decode_num_workers,decode_tp,decode_pp,"
-      "decode_dcp_size,decode_pcp_size,decode_ep,decode_dp_attention,prefill_hw,decode_hw\n";
+      "decode_dcp_size,decode_pcp_size,decode_ep,decode_dp_attention,prefill_hw,decode_hw,"
+      "host_error_kind,host_error_worst_headline,host_error_worst_headline_rel [fraction],host_error_marks,"
+      "repeats,repeat_server,interval_confidence [fraction],tput_per_gpu_low [tok/s/GPU],"
+      "tput_per_gpu_high [tok/s/GPU],median_intvty_low [tok/s/user],median_intvty_high [tok/s/user],"
+      "median_ttft_low [s],median_ttft_high [s],median_e2el_low [s],median_e2el_high [s]\n";
   for (const auto& [run, points] : runs) {
     for (const Point& p : points) {
       const PointMetrics m = DeScaled(p);
@@ -61,6 +67,7 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
       const bool agentic = p.key.Agentic();
       const AgenticFields f = agentic ? AgenticFieldsOf(p.agg) : AgenticFields{};
       const PowerFields power = PowerFieldsOf(p.agg);
+      const HostErrorSummary host = SummarizeHostError(v.host_error);
       const auto figure = [&](double value) { return agentic ? Number(value) : std::string(); };
       // Multi-node columns: blank for single-node points.
       const std::optional<MultiNodeFields> mn = MultiNodeFieldsOf(p.agg);
@@ -150,12 +157,29 @@ std::string ExportCsv(const std::vector<std::pair<RunSummary, std::vector<Point>
                                    pool(&WorkerPool::ep, true),
                                    dpa(true),
                                    mn ? mn->prefill_hw : "",
-                                   mn ? mn->decode_hw : ""};
+                                   mn ? mn->decode_hw : "",
+                                   host.kind,
+                                   host.worst_headline,
+                                   Maybe(host.worst_headline_rel),
+                                   host.MarkedKeys()};
       bool first = true;
       for (const std::string& c : cells) {
         if (!first) out += ',';
         out += Cell(c);
         first = false;
+      }
+      // A repeated point: how many, how, and each headline figure's 95 % interval of the median
+      // (blank for a point measured once).
+      const int repeats = RepeatCount(p.agg);
+      const auto block = p.agg.find("repeats");
+      out += "," + std::to_string(repeats) + "," +
+             Cell(repeats > 1 && block->is_object() ? block->value("server", std::string()) : std::string());
+      const std::optional<RepeatFigure> tput = DeScaledRepeatFigure(p, "tput_per_gpu");
+      out += "," + (tput ? Number(tput->interval.confidence) : std::string());
+      for (const char* key : {"tput_per_gpu", "median_intvty", "median_ttft", "median_e2el"}) {
+        const std::optional<RepeatFigure> r = DeScaledRepeatFigure(p, key);
+        out +=
+            "," + (r ? Number(r->interval.low) : std::string()) + "," + (r ? Number(r->interval.high) : std::string());
       }
       out += '\n';
     }

@@ -15,10 +15,14 @@
 #include "power/power_fields.hpp"
 #include "report/eval_section.hpp"
 #include "report/pareto.hpp"
+#include "report/repeat_band.hpp"
 #include "report/svg_chart.hpp"
 #include "results/agentic_record.hpp"
+#include "results/host_error_summary.hpp"
 #include "results/multinode_fields.hpp"
 #include "results/point_validity.hpp"
+#include "results/prediction_band_fields.hpp"
+#include "results/repeat_record.hpp"
 
 namespace infermark::results {
 namespace {
@@ -50,6 +54,7 @@ svg .tick { font-size: 13px; fill: var(--muted); font-variant-numeric: tabular-n
 svg .axis-label { font-size: 14.5px; fill: var(--fg); }
 svg .frontier { fill: none; stroke-width: 2.2; stroke-linejoin: round; }
 svg .frontier.predicted { stroke-dasharray: 6 4; stroke-width: 1.8; }
+svg .band { fill-opacity: 0.13; stroke: none; }
 svg .pt.measured { stroke: #fff; stroke-width: 1.2; }
 svg .pt.measured.front { stroke: #1d2330; stroke-width: 1.2; }
 svg .pt.predicted { fill: #fff; stroke-width: 2; }
@@ -60,6 +65,8 @@ svg .legend-marker.predicted { fill: #fff; stroke-width: 2; }
 svg .halo { fill-opacity: 0.18; stroke-opacity: 0.6; stroke-width: 1.2; }
 svg .frontier.dashed { stroke-dasharray: 2 4; stroke-width: 1.8; }
 svg .frontier.offload { stroke-width: 3.4; stroke-opacity: 0.7; }
+svg .frontier-band { fill-opacity: 0.14; stroke: none; }
+svg .error-bar { fill: none; stroke-width: 1.3; stroke-opacity: 0.85; }
 svg .frontier-label { font-size: 12.5px; font-weight: 600; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 svg .legend-label { font-size: 13px; fill: var(--fg); }
 .table-wrap { overflow-x: auto; margin: 6px 0 10px; }
@@ -69,6 +76,9 @@ th { background: var(--band); font-weight: 600; position: sticky; top: 0; }
 td.l, th.l { text-align: left; }
 td.wrap { white-space: normal; min-width: 21em; }
 td.verdict { white-space: normal; min-width: 14em; max-width: 30em; }
+td.verdict summary { cursor: pointer; }
+td.verdict .why { white-space: pre-wrap; font-size: 0.85em; color: #4b5563; }
+td.verdict .tails { font-size: 0.85em; color: #b45309; }
 td.power-invalid { color: #b3261e; text-align: center; font-style: italic; }
 th { white-space: normal; vertical-align: bottom; }
 td { font-variant-numeric: tabular-nums; }
@@ -106,6 +116,11 @@ bool IsPredictedRun(const RunSummary& run) {
 }
 
 // One drawn point: which run and series it belongs to and its de-scaled figures.
+struct Drawn;
+
+// The band of a chart's x figure for a drawn point (none: no band).
+using XBandOf = std::optional<FigureBand> (*)(const Drawn&);
+
 struct Drawn {
   const Point* point;
   const ReportRun* run;
@@ -113,6 +128,7 @@ struct Drawn {
   std::size_t series;
   bool front_intvty = false;  // fixed: interactivity chart; agentic: E2E-normalized interactivity chart
   bool front_e2el = false;    // fixed: E2E latency chart; agentic: full-response interactivity chart
+  BandFields band;            // a predicted point's model-error bands (none for measured ones)
 };
 
 struct SeriesInfo {
@@ -178,6 +194,18 @@ std::string PowerTitle(const Point& p) {
          (f.joules_per_output_token ? ", " + Fixed(*f.joules_per_output_token, 3) + " J/output tok" : "") + "\n";
 }
 
+// A figure's band as "low–high" with `digits` decimals ("" without one).
+std::string BandText(const std::optional<FigureBand>& band, int digits) {
+  return band ? Fixed(band->band_p10, digits) + "–" + Fixed(band->band_p90, digits) : "";
+}
+
+// The tooltip's band line: the model-error band of a predicted point's figures.
+std::string BandTitle(const BandFields& b) {
+  if (!b.Present()) return "";
+  return "model-error band p10–p90 (" + b.scope + "): " + BandText(b.tput_per_gpu, 1) + " tok/s/GPU, " +
+         BandText(b.median_intvty, 1) + " tok/s/user, " + BandText(b.median_e2el, 2) + " s E2EL\n";
+}
+
 std::string PointTitle(const Drawn& d) {
   const Point& p = *d.point;
   std::string t = Invalid(p) ? p.provenance.verdict + "\n" : std::string();
@@ -199,11 +227,20 @@ std::string PointTitle(const Drawn& d) {
     if (p.provenance.time_scale != 1) t += " (de-scaled from ×" + ScaleText(p.provenance.time_scale) + ")";
     return t;
   }
+  // A repeated point's figure: the median with its interval.
+  const auto interval = [&](const char* key, int digits) {
+    const auto f = DeScaledRepeatFigure(p, key);
+    return f ? " [" + Fixed(f->interval.low, digits) + ", " + Fixed(f->interval.high, digits) + "]" : std::string();
+  };
   t += SeriesGroup(p) + "  " + p.key.topology + "  conc " + std::to_string(p.key.conc) + "\n";
-  t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + "\n";
-  t += "interactivity: " + Fixed(d.m.median_intvty, 1) + " tok/s/user\n";
-  t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + " s\n";
+  if (const int n = RepeatCount(p.agg); n > 1) {
+    t += "median of " + std::to_string(n) + " repeats, [95 % interval of the median]\n";
+  }
+  t += "tok/s/GPU: " + Fixed(d.m.tput_per_gpu, 1) + interval("tput_per_gpu", 1) + "\n";
+  t += "interactivity: " + Fixed(d.m.median_intvty, 1) + interval("median_intvty", 1) + " tok/s/user\n";
+  t += "median E2E latency: " + Fixed(d.m.median_e2el, 2) + interval("median_e2el", 2) + " s\n";
   t += "median TTFT: " + Fixed(d.m.median_ttft * 1000, 0) + " ms, p99 TTFT: " + Fixed(d.m.p99_ttft * 1000, 0) + " ms\n";
+  t += BandTitle(d.band);
   t += PowerTitle(p);
   t += std::string(PointKindName(p.provenance.kind)) + ", run " + d.run->run.info.label;
   if (p.provenance.time_scale != 1) t += " (de-scaled from ×" + ScaleText(p.provenance.time_scale) + ")";
@@ -229,16 +266,53 @@ std::string RunsTable(const std::vector<ReportRun>& runs) {
   return h + "</tbody></table></div>\n";
 }
 
+// The verdict as a short line (VALID, or INVALID and its first reason up to its detail), with the
+// statistics the host moved past the tolerance; the whole text opens on a click.
+std::string VerdictCell(const Point& p) {
+  const PointValidity v = ValidityOf(p.provenance.verdict);
+  const HostErrorSummary host = SummarizeHostError(p.provenance.host_error);
+  std::string tails;
+  for (const HostErrorMark& m : host.marks) {
+    if (m.headline) continue;
+    const std::string label = m.key.ends_with("_ms") ? m.key.substr(0, m.key.size() - 3) : m.key;
+    tails += (tails.empty() ? "" : ", ") + label + " " + PercentText(m.rel);
+  }
+  std::string shortline = v.verdict.empty() ? "-" : v.verdict;
+  if (!v.reasons.empty()) {
+    std::string first = v.reasons.front();
+    const std::size_t cut = std::min(first.find(" ("), first.find(", over"));
+    if (cut != std::string::npos) first = first.substr(0, cut);
+    if (first.size() > 70) first = first.substr(0, 67) + "…";
+    shortline += ": " + first;
+    if (v.reasons.size() > 1) shortline += " (+" + std::to_string(v.reasons.size() - 1) + " more)";
+  }
+  std::string detail = p.provenance.verdict;
+  if (host.worst_headline_rel) {
+    detail += (detail.empty() ? "" : "\n") + std::string("largest headline host error: ") + host.worst_headline + " " +
+              PercentText(*host.worst_headline_rel) + " (" + host.kind + ")";
+  }
+  for (const HostErrorMark& m : host.marks) detail += "\n" + m.key + " " + PercentText(m.rel) + ": " + m.cause;
+  std::string cell = "<details><summary>" + EscapeXml(shortline) + "</summary><div class=\"why\">" + EscapeXml(detail) +
+                     "</div></details>";
+  if (!tails.empty())
+    cell +=
+        "<div class=\"tails\" title=\"host error past the tolerance on these tail statistics (the point "
+        "stands)\">tails marked: " +
+        EscapeXml(tails) + "</div>";
+  return cell;
+}
+
 std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series,
                         const std::vector<const Evaluation*>& evaluations) {
   const bool power = AnyValidPower(drawn);
   const bool accuracy = !evaluations.empty();
+  const bool bands = std::any_of(drawn.begin(), drawn.end(), [](const Drawn& d) { return d.band.Present(); });
   std::string h = std::string(power ? kPowerNote : "") +
                   "<div class=\"table-wrap\"><table class=\"points\"><thead><tr><th class=\"l\">series</th><th "
                   "class=\"l\">parallelism</th><th>conc</th>"
                   "<th>tok/s/GPU</th><th>output tok/s/GPU</th><th>input tok/s/GPU</th>" +
-                  (power ? kPowerHeader : "") +
-                  "<th>interactivity [tok/s/user]</th>"
+                  (power ? kPowerHeader : "") + "<th>interactivity [tok/s/user]</th>" +
+                  (bands ? "<th>tok/s/GPU band p10–p90</th><th>interactivity band p10–p90</th>" : "") +
                   "<th>median TTFT [ms]</th><th>p99 TTFT [ms]</th><th>median E2EL [s]</th><th>time scale</th>"
                   "<th class=\"l\">frontier</th><th class=\"l\">verdict</th>" +
                   (accuracy ? "<th class=\"l\">accuracy</th>" : "") + "</tr></thead><tbody>\n";
@@ -254,20 +328,47 @@ std::string PointsTable(const std::vector<Drawn>& drawn, const std::vector<Serie
          EscapeXml(p.key.topology) + "</td><td>" + std::to_string(p.key.conc) + "</td><td>" +
          Fixed(d.m.tput_per_gpu, 1) + "</td><td>" + Fixed(d.m.output_tput_per_gpu, 1) + "</td><td>" +
          Fixed(d.m.input_tput_per_gpu, 1) + "</td>" + (power ? PowerCells(p) : "") + "<td>" +
-         Fixed(d.m.median_intvty, 1) + "</td><td>" + Fixed(d.m.median_ttft * 1000, 0) + "</td><td>" +
-         Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.median_e2el, 2) + "</td><td>" +
+         Fixed(d.m.median_intvty, 1) + "</td>" +
+         (bands ? "<td class=\"band\">" + BandText(d.band.tput_per_gpu, 1) + "</td><td class=\"band\">" +
+                      BandText(d.band.median_intvty, 1) + "</td>"
+                : "") +
+         "<td>" + Fixed(d.m.median_ttft * 1000, 0) + "</td><td>" + Fixed(d.m.p99_ttft * 1000, 0) + "</td><td>" +
+         Fixed(d.m.median_e2el, 2) + "</td><td>" +
          (p.provenance.time_scale != 1 ? "×" + ScaleText(p.provenance.time_scale) : "1") + "</td><td class=\"l\">" +
          std::string(d.front_intvty ? "interactivity" : "") + (d.front_intvty && d.front_e2el ? ", " : "") +
-         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + EscapeXml(p.provenance.verdict) + "</td>" +
+         (d.front_e2el ? "latency" : "") + "</td><td class=\"l verdict\">" + VerdictCell(p) + "</td>" +
          (accuracy ? "<td class=\"l\">" + EvaluationLinks(p.key, evaluations) + "</td>" : "") + "</tr>\n";
   }
   return h + "</tbody></table></div>\n";
 }
 
+// A predicted frontier's model-error band as a closed polygon: its points' optimistic corners
+// (throughput at its p90, x at its p90, or at its p10 where a lower x is better) along the
+// frontier, then their pessimistic corners back; empty unless every frontier point has both bands.
+std::vector<std::pair<double, double>> FrontierBand(const std::vector<ChartPoint>& front,
+                                                    const std::vector<Drawn>& drawn, XBandOf x_band, XGoal goal) {
+  std::vector<std::pair<double, double>> optimistic, pessimistic;
+  for (const ChartPoint& f : front) {
+    const Drawn& d = drawn[f.index];
+    const std::optional<FigureBand> xb = x_band ? x_band(d) : std::nullopt;
+    if (!xb || !d.band.tput_per_gpu) return {};
+    const bool higher = goal == XGoal::kMaximize;
+    optimistic.emplace_back(higher ? xb->band_p90 : xb->band_p10, d.band.tput_per_gpu->band_p90);
+    pessimistic.emplace_back(higher ? xb->band_p10 : xb->band_p90, d.band.tput_per_gpu->band_p10);
+  }
+  if (front.size() < 2) return {};
+  optimistic.insert(optimistic.end(), pessimistic.rbegin(), pessimistic.rend());
+  return optimistic;
+}
+
 // One chart of throughput per GPU against `x`, a series per drawn series with its Pareto frontier
 // over the points their run did not judge INVALID; `front` marks the frontier points in `drawn`.
+// `x_key` names the x figure in a repeated point's record (its repeats give the error bars and,
+// when every valid point of a series was repeated, the band around its frontier).
+// A predicted frontier whose points have bands of `x_band` and throughput is drawn in its band.
 ChartSpec ParetoChart(ChartSpec spec, std::vector<Drawn>& drawn, const std::vector<SeriesInfo>& series,
-                      double (*x)(const Drawn&), XGoal goal, bool Drawn::*front) {
+                      double (*x)(const Drawn&), const char* x_key, XGoal goal, bool Drawn::*front,
+                      XBandOf x_band = nullptr) {
   std::map<std::size_t, std::vector<ChartPoint>> by_series;
   for (std::size_t i = 0; i < drawn.size(); ++i) {
     const double xv = x(drawn[i]);
@@ -280,16 +381,44 @@ ChartSpec ParetoChart(ChartSpec spec, std::vector<Drawn>& drawn, const std::vect
     // One name per group and chart: the first series of the group (measured before predicted).
     if (tagged.insert(series[s].group).second) cs.tag = series[s].tag;
     std::vector<ChartPoint> valid;
+    std::vector<std::pair<RepeatFigure, RepeatFigure>> repeats;
+    bool all_repeated = true;
     for (const ChartPoint& p : points) {
-      if (!Invalid(*drawn[p.index].point)) valid.push_back(p);
+      if (Invalid(*drawn[p.index].point)) continue;
+      valid.push_back(p);
+      const auto rx = DeScaledRepeatFigure(*drawn[p.index].point, x_key);
+      const auto ry = DeScaledRepeatFigure(*drawn[p.index].point, "tput_per_gpu");
+      if (rx && ry) {
+        repeats.emplace_back(*rx, *ry);
+      } else {
+        all_repeated = false;
+      }
     }
-    for (const ChartPoint& f : ParetoFront(valid, goal)) {
+    std::vector<std::vector<ChartPoint>> repeat_fronts;
+    if (all_repeated && !repeats.empty()) {
+      std::vector<RepeatXY> xy;
+      for (const auto& [rx, ry] : repeats) xy.push_back({&rx.values, &ry.values});
+      repeat_fronts = RepeatFronts(RepeatCharts(xy), goal);
+    }
+    const std::vector<ChartPoint> frontier = ParetoFront(valid, goal);
+    for (const ChartPoint& f : frontier) {
       cs.frontier.emplace_back(f.x, f.y);
       drawn[f.index].*front = true;
+      if (const auto band = RepeatBandAt(repeat_fronts, f.x)) cs.band.push_back({f.x, band->low, band->high});
+    }
+    if (series[s].predicted) {
+      cs.model_band = FrontierBand(frontier, drawn, x_band, goal);
+      cs.model_band_title = "Model-error band p10–p90 (calibration's held-out residuals)";
     }
     for (const ChartPoint& p : points) {
-      cs.points.push_back(
-          {p.x, p.y, PointTitle(drawn[p.index]), drawn[p.index].*front, Invalid(*drawn[p.index].point)});
+      ChartDatum datum{p.x, p.y, PointTitle(drawn[p.index]), drawn[p.index].*front, Invalid(*drawn[p.index].point)};
+      if (const auto rx = DeScaledRepeatFigure(*drawn[p.index].point, x_key)) {
+        datum.x_interval = {rx->interval.low, rx->interval.high};
+      }
+      if (const auto ry = DeScaledRepeatFigure(*drawn[p.index].point, "tput_per_gpu")) {
+        datum.y_interval = {ry->interval.low, ry->interval.high};
+      }
+      cs.points.push_back(std::move(datum));
     }
     spec.series.push_back(std::move(cs));
   }
@@ -400,6 +529,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
   std::map<std::string, std::vector<Drawn>> agentic_scenarios;
   bool any_scaled = false;
   bool any_multinode = false;
+  bool any_band = false;
   for (const ReportRun& r : runs) {
     for (const Point& p : r.points) {
       const bool predicted = p.provenance.kind == PointKind::kPredicted;
@@ -408,6 +538,7 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
       // aggregated points of their group.
       const std::string group = SeriesGroup(p);
       any_multinode = any_multinode || group != p.key.Group();
+      any_band = any_band || (!p.key.Agentic() && p.agg.contains("prediction_band"));
       std::string label = group + (predicted ? " · predicted" : " · measured");
       if (several) label += " · " + r.run.info.label;
       if (p.provenance.time_scale != 1) {
@@ -424,7 +555,8 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         series.push_back({label, kPalette[colour % std::size(kPalette)], predicted, group,
                           p.key.Agentic() && p.key.OffloadMode() != "kvnone", multinode ? multinode->Label() : group});
       }
-      (p.key.Agentic() ? agentic_scenarios : scenarios)[p.key.Scenario()].push_back({&p, &r, DeScaled(p), it->second});
+      (p.key.Agentic() ? agentic_scenarios : scenarios)[p.key.Scenario()].push_back(
+          {&p, &r, DeScaled(p), it->second, false, false, BandFieldsOf(p.agg, p.provenance.time_scale)});
     }
   }
 
@@ -451,6 +583,14 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         "(virtual clock). Points their run judged INVALID (a saturated client, an engine behind its model, too "
         "many failures) are ringed in red, faded and left out of the frontiers. Hover a point for its "
         "details.</div>\n";
+  if (any_band)
+    html +=
+        "<div class=\"note band-note\">The shaded area around a predicted frontier is the model's p10–p90 error "
+        "band: each frontier point moved by the 10th and 90th percentiles of ln(measured / predicted) over the "
+        "calibration's held-out predictions of its framework on its GPU vendor (pooled where too few), to its "
+        "optimistic corner along the top edge and its pessimistic corner along the bottom. About 80 % of "
+        "measurements like the held-out ones fall inside (docs/engine-model.md, \"Prediction bands\"). It is the "
+        "model's error, not run-to-run spread.</div>\n";
   if (any_multinode)
     html +=
         "<div class=\"note multinode-note\">Multi-node deployments are series of their own: <b>disagg xPyD "
@@ -474,14 +614,16 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
          "Interactivity (median) [tok/s/user]",
          "Token throughput [tok/s/GPU]",
          {}},
-        drawn, series, [](const Drawn& d) { return d.m.median_intvty; }, XGoal::kMaximize, &Drawn::front_intvty);
+        drawn, series, [](const Drawn& d) { return d.m.median_intvty; }, "median_intvty", XGoal::kMaximize,
+        &Drawn::front_intvty, [](const Drawn& d) { return d.band.median_intvty; });
     const ChartSpec e2el = ParetoChart(
         {id + "-e2el",
          "Token throughput per GPU vs. end-to-end latency",
          "End-to-end latency (median) [s]",
          "Token throughput [tok/s/GPU]",
          {}},
-        drawn, series, [](const Drawn& d) { return d.m.median_e2el; }, XGoal::kMinimize, &Drawn::front_e2el);
+        drawn, series, [](const Drawn& d) { return d.m.median_e2el; }, "median_e2el", XGoal::kMinimize,
+        &Drawn::front_e2el, [](const Drawn& d) { return d.band.median_e2el; });
     html += "<section class=\"scenario\" id=\"scenario-" + std::to_string(chart_no) + "\">\n<h2>" +
             EscapeXml(drawn.front().point->key.model) + " · ISL " + std::to_string(drawn.front().point->key.isl) +
             " / OSL " + std::to_string(drawn.front().point->key.osl) + "</h2>\n";
@@ -499,16 +641,16 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
          "E2E-normalized interactivity (P50) [tok/s/user]",
          "Token throughput [tok/s/GPU]",
          {}},
-        drawn, series, [](const Drawn& d) { return d.m.median_e2e_norm_intvty; }, XGoal::kMaximize,
-        &Drawn::front_intvty);
+        drawn, series, [](const Drawn& d) { return d.m.median_e2e_norm_intvty; }, "median_e2e_norm_intvty",
+        XGoal::kMaximize, &Drawn::front_intvty);
     const ChartSpec full = ParetoChart(
         {id + "-full-response",
          "Token throughput per GPU vs. full-response interactivity",
          "Full-response interactivity (P50) [tok/s/user]",
          "Token throughput [tok/s/GPU]",
          {}},
-        drawn, series, [](const Drawn& d) { return d.m.median_full_response_intvty; }, XGoal::kMaximize,
-        &Drawn::front_e2el);
+        drawn, series, [](const Drawn& d) { return d.m.median_full_response_intvty; }, "median_full_response_intvty",
+        XGoal::kMaximize, &Drawn::front_e2el);
     const ChartSpec cache = CacheChart(
         {id + "-cache", "Prefix-cache hit rate vs. users", "Users (concurrent sessions)", "Cache hit rate [%]", {}},
         drawn, series);
@@ -527,8 +669,8 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
         "out of the frontiers.</div>\n";
     html += "<div class=\"charts\">\n" + RenderSvgChart(e2e_norm) + RenderSvgChart(full) + RenderSvgChart(cache) +
             "</div>\n";
-    html += "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" +
-            AgenticPointsTable(drawn, series) + "</section>\n";
+    html +=
+        "<h3>Points (" + std::to_string(drawn.size()) + ")</h3>\n" + AgenticPointsTable(drawn, series) + "</section>\n";
   }
   html += EvaluationsSection(evaluations);
   html +=
@@ -538,13 +680,32 @@ std::string RenderReport(const std::vector<ReportRun>& runs, const ReportOptions
 }
 
 std::vector<RunSummary> DefaultReportRuns(ResultStore& store) {
-  const std::vector<RunSummary> runs = store.ListRuns();
+  const std::vector<RunSummary> runs = store.ListRuns();  // oldest first
   std::vector<RunSummary> chosen;
   const RunSummary* measured = nullptr;
-  const RunSummary* predicted = nullptr;
   for (const RunSummary& r : runs) {
-    if (r.points == 0) continue;
-    (IsPredictedRun(r) ? predicted : measured) = &r;
+    if (r.points > 0 && !IsPredictedRun(r)) measured = &r;
+  }
+  // The newest prediction of the same rows: the predicted run sharing most point keys with the
+  // measured one, the newest of those (a later prediction of other rows, such as the agentic ones,
+  // must not take its place); without a measured run, the newest prediction.
+  const RunSummary* predicted = nullptr;
+  std::size_t best = 0;
+  std::set<std::string> keys;
+  if (measured) {
+    for (const Point& p : store.Points(measured->id)) keys.insert(p.key.Canonical());
+  }
+  for (const RunSummary& r : runs) {
+    if (r.points == 0 || !IsPredictedRun(r)) continue;
+    std::size_t shared = 0;
+    if (measured) {
+      for (const Point& p : store.Points(r.id)) shared += keys.count(p.key.Canonical());
+    }
+    if (!measured || shared >= best) {
+      if (measured && shared == 0) continue;
+      best = shared;
+      predicted = &r;
+    }
   }
   if (measured) chosen.push_back(*measured);
   if (predicted) chosen.push_back(*predicted);

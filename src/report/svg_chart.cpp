@@ -64,8 +64,13 @@ std::string RenderSvgChart(const ChartSpec& spec) {
   double x_hi = 0, y_hi = 0;
   for (const auto& s : spec.series) {
     for (const auto& p : s.points) {
-      x_hi = std::max(x_hi, p.x);
-      y_hi = std::max(y_hi, p.y);
+      x_hi = std::max(x_hi, p.x_interval ? std::max(p.x, p.x_interval->second) : p.x);
+      y_hi = std::max(y_hi, p.y_interval ? std::max(p.y, p.y_interval->second) : p.y);
+    }
+    for (const auto& b : s.band) y_hi = std::max(y_hi, b.high);
+    for (const auto& [x, y] : s.model_band) {
+      x_hi = std::max(x_hi, x);
+      y_hi = std::max(y_hi, y);
     }
   }
   const NiceAxis xa = MakeNiceAxis(0, x_hi * 1.03, 7);
@@ -106,6 +111,26 @@ std::string RenderSvgChart(const ChartSpec& spec) {
   svg += "<rect class=\"frame\" x=\"" + Num(kLeft) + "\" y=\"" + Num(kTop) + "\" width=\"" + Num(plot_w) +
          "\" height=\"" + Num(plot_h) + "\"/>\n";
 
+  // Bands under everything: each frontier's spread over its points' repeats.
+  for (std::size_t i = 0; i < spec.series.size(); ++i) {
+    const ChartSeries& s = spec.series[i];
+    if (s.band.size() < 2) continue;
+    std::string d;
+    for (const BandSample& b : s.band) d += (d.empty() ? "M" : "L") + Num(sx(b.x)) + " " + Num(sy(b.high));
+    for (auto b = s.band.rbegin(); b != s.band.rend(); ++b) d += "L" + Num(sx(b->x)) + " " + Num(sy(b->low));
+    svg += "<path class=\"frontier-band\" data-series=\"" + std::to_string(i) + "\" d=\"" + d + "Z\" fill=\"" +
+           s.color + "\"><title>Frontier band over the repeats (95 % interval of the median): " + EscapeXml(s.label) +
+           "</title></path>\n";
+  }
+  // Model-error bands under the frontiers and markers.
+  for (std::size_t i = 0; i < spec.series.size(); ++i) {
+    const ChartSeries& s = spec.series[i];
+    if (s.model_band.size() < 3) continue;
+    std::string d;
+    for (const auto& [x, y] : s.model_band) d += (d.empty() ? "M" : "L") + Num(sx(x)) + " " + Num(sy(y));
+    svg += "<path class=\"band\" data-series=\"" + std::to_string(i) + "\" d=\"" + d + "Z\" fill=\"" + s.color +
+           "\"><title>" + EscapeXml(s.model_band_title) + ": " + EscapeXml(s.label) + "</title></path>\n";
+  }
   // Frontiers under the markers, so every marker stays hoverable.
   for (std::size_t i = 0; i < spec.series.size(); ++i) {
     const ChartSeries& s = spec.series[i];
@@ -134,6 +159,21 @@ std::string RenderSvgChart(const ChartSpec& spec) {
     for (const ChartDatum& p : s.points) {
       const double cx = sx(p.x);
       const double cy = sy(p.y);
+      // Error bars under the marker: the median's interval on each axis, with caps.
+      if (p.y_interval) {
+        const double top = sy(p.y_interval->second);
+        const double bottom = sy(p.y_interval->first);
+        svg += "<path class=\"error-bar y\" d=\"M" + Num(cx) + " " + Num(top) + "V" + Num(bottom) + "M" + Num(cx - 3) +
+               " " + Num(top) + "H" + Num(cx + 3) + "M" + Num(cx - 3) + " " + Num(bottom) + "H" + Num(cx + 3) +
+               "\" stroke=\"" + s.color + "\"/>";
+      }
+      if (p.x_interval) {
+        const double left = sx(p.x_interval->first);
+        const double right = sx(p.x_interval->second);
+        svg += "<path class=\"error-bar x\" d=\"M" + Num(left) + " " + Num(cy) + "H" + Num(right) + "M" + Num(left) +
+               " " + Num(cy - 3) + "V" + Num(cy + 3) + "M" + Num(right) + " " + Num(cy - 3) + "V" + Num(cy + 3) +
+               "\" stroke=\"" + s.color + "\"/>";
+      }
       const std::string data = "\" data-x=\"" + Num(p.x) + "\" data-y=\"" + Num(p.y) + "\"";
       if (s.halo) {
         svg += "<circle class=\"halo\" cx=\"" + Num(cx) + "\" cy=\"" + Num(cy) + "\" r=\"" +

@@ -1,9 +1,13 @@
 // A scatter chart with Pareto frontier lines as inline SVG: axes with round ticks and units, a
 // legend, and a hover title on every point. Measured and predicted series use different markers;
-// a series can draw its markers inside a halo and its line dotted.
+// a series can draw its markers inside a halo and its line dotted. A point measured several times
+// carries error bars (its median's interval on each axis) and a frontier a band over its repeats; a
+// predicted frontier can draw a shaded model-error band around its line.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace infermark::results {
@@ -15,6 +19,15 @@ struct ChartDatum {
   std::string title;      ///< Hover text (SVG <title>).
   bool on_front = false;  ///< Part of its series' frontier (drawn with a ring).
   bool invalid = false;   ///< Its run was judged INVALID (drawn faded with a red ring, never on a frontier).
+  std::optional<std::pair<double, double>> x_interval{};  ///< Repeats: the x median's interval (low, high).
+  std::optional<std::pair<double, double>> y_interval{};  ///< Repeats: the y median's interval (low, high).
+};
+
+/// The band around a frontier at one x: the repeats' frontiers' interval there.
+struct BandSample {
+  double x = 0;     ///< Data x (a frontier point's).
+  double low = 0;   ///< Lower edge.
+  double high = 0;  ///< Upper edge.
 };
 
 /// Points of one (run, group, kind) and their frontier.
@@ -28,6 +41,11 @@ struct ChartSeries {
   bool halo = false;    ///< Markers drawn inside a translucent halo (agentic points with KV offloading).
   bool dashed = false;  ///< The line is dotted (e.g. a theoretical figure beside a measured one).
   std::string line_title = "Pareto frontier";  ///< What the line is, in its hover title.
+  std::vector<BandSample> band{};              ///< Band around the frontier, x ascending (empty: none).
+  /// A shaded area drawn under the frontier (a closed polygon; empty: none): a predicted
+  /// frontier's model-error band.
+  std::vector<std::pair<double, double>> model_band = {};
+  std::string model_band_title = {};  ///< What the area is, in its hover title.
 };
 
 /// A whole chart.

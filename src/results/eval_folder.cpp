@@ -7,6 +7,7 @@
 
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
+#include "core/eval_batch.hpp"
 #include "core/file_io.hpp"
 #include "core/json_text.hpp"
 #include "core/sha256.hpp"
@@ -129,7 +130,8 @@ std::string BoolText(bool value) {
 
 // The configuration in meta_env.json as the agg record of a point of it would hold it, so that
 // KeyFromAgg keys both alike.
-PointKey KeyFromMeta(const Fields& meta, const std::string& path, const std::string& fallback_model, bool& multinode) {
+PointKey KeyFromMeta(const Fields& meta, const std::string& path, const std::string& fallback_model,
+                     std::optional<long long> conc, bool& multinode) {
   Json agg = Json::object();
   std::string model = meta.Text("model").value_or("");
   if (model.empty() || model == "unknown") model = fallback_model;
@@ -166,7 +168,7 @@ PointKey KeyFromMeta(const Fields& meta, const std::string& path, const std::str
     agg["dcp_size"] = meta.IntOr("dcp_size", 1);
     agg["pcp_size"] = meta.IntOr("pcp_size", 1);
   }
-  agg["conc"] = meta.IntOr("conc", 0);
+  agg["conc"] = conc ? *conc : meta.IntOr("conc", 0);
   agg["isl"] = meta.IntOr("isl", 0);
   agg["osl"] = meta.IntOr("osl", 0);
   return KeyFromAgg(agg, path);
@@ -273,9 +275,10 @@ bool StartsWith(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-// The results file collect_eval_results.py would take (the newest JSON naming lm_eval_version),
-// else the newest invalid_/incomplete_ one infermark wrote; empty when there is none.
-fs::path FindResultsFile(const fs::path& dir, Json& doc) {
+// The results file collect_eval_results.py would take (the newest JSON naming lm_eval_version;
+// in a batched folder, of concurrency `conc`), else the newest invalid_/incomplete_ one infermark
+// wrote; empty when there is none.
+fs::path FindResultsFile(const fs::path& dir, Json& doc, std::optional<long long> conc) {
   std::vector<fs::path> finished, unfinished;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -283,6 +286,7 @@ fs::path FindResultsFile(const fs::path& dir, Json& doc) {
     if (!entry.is_regular_file(ec) || entry.path().extension() != ".json" || name == kMetaFile || name == kStatusFile) {
       continue;
     }
+    if (conc && BatchedFileConcurrency(name) != conc) continue;
     if (StartsWith(name, "invalid_results") || StartsWith(name, "incomplete_results")) {
       unfinished.push_back(entry.path());
       continue;
@@ -337,16 +341,32 @@ std::vector<std::string> FindEvalFolders(const std::vector<std::string>& paths) 
   return kept;
 }
 
-Evaluation ReadEvalFolder(const std::string& dir, const EvalThresholds* thresholds) {
+namespace {
+
+// The task of a batch's other concurrencies, for one that left no file naming it (a failed or
+// unrun concurrency of InferenceX's artifacts); empty when no results file names one.
+std::string BatchTask(const fs::path& folder) {
+  Json doc;
+  const fs::path any = FindResultsFile(folder, doc, std::nullopt);
+  if (any.empty()) return {};
+  try {
+    return ExtractLmMetrics(doc, any.string()).task;
+  } catch (const InputError&) {
+    return {};
+  }
+}
+
+// One evaluation of folder `dir` whose meta_env.json is `meta_doc`: the folder's one eval, or in a
+// batched folder (`batch`) that of concurrency `conc`.
+Evaluation ReadOneEval(const std::string& dir, const Json& meta_doc, const EvalBatch* batch,
+                       std::optional<long long> conc, const EvalThresholds* thresholds) {
   const fs::path folder(dir);
   const std::string meta_path = (folder / kMetaFile).string();
-  const std::string status_path = (folder / kStatusFile).string();
-  std::error_code ec;
-  if (!fs::is_regular_file(meta_path, ec)) {
-    throw InputError(Diagnostic{{meta_path, 0, 0}, "", "", "an eval folder needs meta_env.json (its configuration)"});
-  }
-  const Json meta_doc = ParseJsonFile(meta_path);
   const Fields meta(meta_doc, meta_path);
+  const std::string status_name =
+      conc ? "eval_status_conc" + std::to_string(*conc) + ".json" : std::string(kStatusFile);
+  const std::string status_path = (folder / status_name).string();
+  std::error_code ec;
   const bool has_status = fs::is_regular_file(status_path, ec);
 
   Evaluation e;
@@ -380,6 +400,9 @@ Evaluation ReadEvalFolder(const std::string& dir, const EvalThresholds* threshol
     e.threshold_source = s.Text("threshold_source").value_or("");
     e.passed = s.Bool("passed");
     e.eval_concurrency = s.IntOr("concurrency", 0);
+    if (conc && e.eval_concurrency != *conc) {
+      s.Fail("concurrency", "must be " + std::to_string(*conc) + ", the concurrency its file name carries");
+    }
     e.result_filename = s.Text("result_filename").value_or("");
     e.results_file = s.Text("results_file").value_or("");
     e.date = s.Text("started_utc").value_or("");
@@ -400,12 +423,40 @@ Evaluation ReadEvalFolder(const std::string& dir, const EvalThresholds* threshol
         s.Fail("score", "disagrees with " + e.results_file + " (" + std::to_string(*lm.strict) + ")");
       }
     }
+  } else if (batch != nullptr && batch->Failed(*conc)) {
+    // collect_eval_results.py takes no file of a failed concurrency; infermark's own INVALID or
+    // unfinished file, when there is one, says why.
+    e.status = EvalStatus::kInvalid;
+    e.task = meta.Text("task").value_or("");
+    e.reasons = {"the batch lists concurrency " + std::to_string(*conc) + " as failed (failed_eval_concs)"};
+    results_path = FindResultsFile(folder, results_doc, conc);
+    if (!results_path.empty()) {
+      lm = ExtractLmMetrics(results_doc, results_path.string());
+      e.task = lm.task;
+      e.metric = lm.metric;
+      e.n = lm.n;
+      e.results_file = results_path.filename().string();
+      e.date = lm.date;
+      e.duration_s = lm.duration_s;
+      e.reasons.insert(e.reasons.end(), lm.invalid_reasons.begin(), lm.invalid_reasons.end());
+    }
+    e.eval_concurrency = *conc;
+  } else if (batch != nullptr && !batch->Completed(*conc)) {
+    e.status = EvalStatus::kNotRun;
+    e.task = meta.Text("task").value_or("");
+    e.reasons = {"the batch did not run concurrency " + std::to_string(*conc) +
+                 " (in eval_concs, neither completed nor failed)"};
+    e.eval_concurrency = *conc;
   } else {
-    results_path = FindResultsFile(folder, results_doc);
+    results_path = FindResultsFile(folder, results_doc, conc);
     if (results_path.empty()) {
-      e.status = EvalStatus::kNotRun;
+      // A batch's completed concurrency without its file is a broken batch; a folder without any
+      // results file, an eval that never ran.
+      e.status = conc ? EvalStatus::kInvalid : EvalStatus::kNotRun;
       e.task = meta.Text("task").value_or("");
-      e.reasons = {"no lm-eval results file in the folder"};
+      e.reasons = {conc ? "the batch lists concurrency " + std::to_string(*conc) +
+                              " as completed, but the folder holds no lm-eval results file of it"
+                        : "no lm-eval results file in the folder"};
     } else {
       lm = ExtractLmMetrics(results_doc, results_path.string());
       const std::string name = results_path.filename().string();
@@ -431,14 +482,15 @@ Evaluation ReadEvalFolder(const std::string& dir, const EvalThresholds* threshol
         e.reasons.push_back("the results file has no " + (e.metric.empty() ? "score" : e.metric));
       }
     }
-    e.eval_concurrency = meta.IntOr("conc", 0);
+    e.eval_concurrency = conc ? *conc : meta.IntOr("conc", 0);
   }
+  if (e.task.empty() && batch != nullptr) e.task = BatchTask(folder);
   if (!results_doc.is_null()) {
     raw["results"] = results_doc.contains("results") ? results_doc["results"] : Json();
     raw["results_file"] = results_path.filename().string();
   }
   bool multinode = false;
-  e.key = KeyFromMeta(meta, meta_path, lm.model, multinode);
+  e.key = KeyFromMeta(meta, meta_path, lm.model, conc, multinode);
   e.is_multinode = multinode;
   e.model_prefix = meta.Text("infmax_model_prefix").value_or("");
   if (e.model_prefix == "unknown") e.model_prefix.clear();
@@ -451,16 +503,28 @@ Evaluation ReadEvalFolder(const std::string& dir, const EvalThresholds* threshol
     e.flexible_score.reset();
     e.flexible_stderr.reset();
   }
-  if (!e.threshold && thresholds != nullptr && !e.task.empty()) {
-    if (const auto t = thresholds->For(e.task, e.model_prefix)) {
-      e.threshold = t->value;
-      e.threshold_source = t->source;
-    }
-  }
-  if (!e.passed) ApplyThreshold(e);
+  if (!e.passed) ApplyDefaultThreshold(e, thresholds);
   e.raw_json = DumpJson(raw, kCanonicalJson);
   e.raw_sha256 = Sha256Hex(e.raw_json);
   return e;
+}
+
+}  // namespace
+
+std::vector<Evaluation> ReadEvalFolder(const std::string& dir, const EvalThresholds* thresholds) {
+  const std::string meta_path = (fs::path(dir) / kMetaFile).string();
+  std::error_code ec;
+  if (!fs::is_regular_file(meta_path, ec)) {
+    throw InputError(Diagnostic{{meta_path, 0, 0}, "", "", "an eval folder needs meta_env.json (its configuration)"});
+  }
+  const Json meta_doc = ParseJsonFile(meta_path);
+  const std::optional<EvalBatch> batch = ReadEvalBatch(meta_doc, meta_path);
+  if (!batch) return {ReadOneEval(dir, meta_doc, nullptr, std::nullopt, thresholds)};
+  // A batch: one evaluation per concurrency asked for, as collect_eval_results.py makes one row
+  // per completed concurrency (failed and unrun ones are kept, as such).
+  std::vector<Evaluation> out;
+  for (const long long conc : batch->concs) out.push_back(ReadOneEval(dir, meta_doc, &*batch, conc, thresholds));
+  return out;
 }
 
 }  // namespace infermark::results

@@ -22,8 +22,9 @@ std::string StampOf(const std::string& results_file) {
   return stamp;
 }
 
-// The samples file to read: the one of `stamp`, else the newest by name ("" when none).
-std::string SamplesFile(const fs::path& folder, const std::string& stamp) {
+// The samples file to read: the one of `stamp`, else (unless `exact`) the newest by name ("" when
+// none).
+std::string SamplesFile(const fs::path& folder, const std::string& stamp, bool exact) {
   std::vector<std::string> found;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(folder, ec)) {
@@ -35,7 +36,7 @@ std::string SamplesFile(const fs::path& folder, const std::string& stamp) {
     }
     found.push_back(e.path().string());
   }
-  if (found.empty()) return "";
+  if (found.empty() || exact) return "";
   // Stamps sort by time; the invalid_/incomplete_ prefixes are compared after them.
   std::sort(found.begin(), found.end(), [](const std::string& a, const std::string& b) {
     return fs::path(a).filename().string().substr(fs::path(a).filename().string().find("samples_")) <
@@ -76,8 +77,10 @@ std::string FirstText(const Json& line, const char* key) {
 }  // namespace
 
 std::vector<StoredEvalSample> ReadEvalSamples(const std::string& folder, const std::string& metric,
-                                              const std::string& results_file) {
-  const std::string path = SamplesFile(folder, StampOf(results_file));
+                                              const std::string& results_file, bool own_stamp_only) {
+  const std::string stamp = StampOf(results_file);
+  if (own_stamp_only && stamp.empty()) return {};
+  const std::string path = SamplesFile(folder, stamp, own_stamp_only);
   if (path.empty()) return {};
   const std::size_t comma = metric.find(',');
   const std::string metric_name = comma == std::string::npos ? metric : metric.substr(0, comma);

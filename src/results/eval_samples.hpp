@@ -49,12 +49,13 @@ inline constexpr std::size_t kMaxEvalSamples = 20000;
 inline constexpr std::size_t kMaxEvalSampleText = 32 * 1024;
 
 /// The samples of eval folder `folder`: lm-eval's samples file of the same stamp as `results_file`
-/// (its `invalid_`/`incomplete_` variant included), else the newest samples file there; empty when
-/// there is none. `metric` is the gated metric as `name,filter` (`exact_match,strict-match`): lines
+/// (its `invalid_`/`incomplete_` variant included), else (unless `own_stamp_only`: one evaluation of
+/// a batched folder, whose other files are other concurrencies') the newest samples file there;
+/// empty when there is none. `metric` is the gated metric as `name,filter` (`exact_match,strict-match`): lines
 /// of that filter give the answer and `correct`, lines of any other filter the flexible ones.
 /// Sorted by document. Throws InputError naming the file and line for a line that is not a JSON
 /// object with a numeric `doc_id`.
 std::vector<StoredEvalSample> ReadEvalSamples(const std::string& folder, const std::string& metric,
-                                              const std::string& results_file);
+                                              const std::string& results_file, bool own_stamp_only = false);
 
 }  // namespace infermark::results

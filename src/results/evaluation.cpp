@@ -1,5 +1,6 @@
 #include "results/evaluation.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace infermark::results {
@@ -54,16 +55,29 @@ bool SameConfiguration(const PointKey& eval, const PointKey& point) {
 
 void ApplyThreshold(Evaluation& eval) {
   if (!eval.Scored() || !eval.threshold.has_value()) return;
-  eval.passed = *eval.score >= *eval.threshold;
-  if (*eval.passed) return;
-  char text[160];
-  std::snprintf(text, sizeof text, "%s %.4g < %.4g (%s)", eval.task.c_str(), *eval.score, *eval.threshold,
-                eval.threshold_source.c_str());
-  const std::string reason = text;
-  for (const std::string& r : eval.reasons) {
-    if (r == reason) return;
+  // validate_scores.py checks every exact_match score of the file, the flexible filter's too.
+  const auto check = [&](const std::optional<double>& score, const char* filter) {
+    if (!score || *score >= *eval.threshold) return true;
+    char text[192];
+    std::snprintf(text, sizeof text, "%s%s %.4g < %.4g (%s)", eval.task.c_str(), filter, *score, *eval.threshold,
+                  eval.threshold_source.c_str());
+    const std::string reason = text;
+    if (std::find(eval.reasons.begin(), eval.reasons.end(), reason) == eval.reasons.end())
+      eval.reasons.push_back(reason);
+    return false;
+  };
+  const bool strict = check(eval.score, "");
+  const bool flexible = check(eval.flexible_score, " flexible-extract");
+  eval.passed = strict && flexible;
+}
+
+void ApplyDefaultThreshold(Evaluation& eval, const EvalThresholds* thresholds) {
+  if (!eval.threshold && thresholds != nullptr && !eval.task.empty()) {
+    const ThresholdRule rule = thresholds->Resolve(eval.task, eval.model_prefix);
+    eval.threshold = rule.value;
+    eval.threshold_source = rule.SourceName();
   }
-  eval.reasons.push_back(reason);
+  ApplyThreshold(eval);
 }
 
 }  // namespace infermark::results

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/eval_thresholds.hpp"
 #include "results/point.hpp"
 
 namespace infermark::results {
@@ -80,7 +81,15 @@ struct Evaluation {
 bool SameConfiguration(const PointKey& eval, const PointKey& point);
 
 /// `passed` and the reason a scored evaluation failed its threshold, e.g.
-/// `gsm8k 0.62 < 0.92 (minimaxm3)`; sets nothing when it is not scored or has no threshold.
+/// `gsm8k 0.62 < 0.92 (minimaxm3)` (or `gsm8k flexible-extract 0.64 < 0.90 (default)`: as
+/// validate_scores.py, every exact_match score is checked, the flexible one too); sets nothing
+/// when it is not scored or has no threshold.
 void ApplyThreshold(Evaluation& eval);
+
+/// For an evaluation whose source names no threshold: the one `thresholds` resolves for its task
+/// and model prefix (the model's, the task's default, else the 0.85 fallback, as the accuracy gate
+/// resolves it), then ApplyThreshold. Nothing is set without `thresholds` or a task; a threshold
+/// the evaluation already has stands.
+void ApplyDefaultThreshold(Evaluation& eval, const EvalThresholds* thresholds);
 
 }  // namespace infermark::results

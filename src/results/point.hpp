@@ -36,6 +36,11 @@ struct Provenance {
   /// Why the power aggregation judged its power not valid (the reasons of its power_validation
   /// sidecar, e.g. `telemetry_file_missing`); empty when valid, unmeasured or unknown.
   std::vector<std::string> power_invalid_reasons;
+  /// What the host added to each figure, from the result's `infermark` block: `{"kind": "exact" |
+  /// "client", "figures": {result key: {"abs", "rel"}}, "marks": [{"key", "abs", "rel", "headline",
+  /// "cause"}]}`, abs in the result's units (before de-scaling); null when the result has none
+  /// (predicted points, older results, other clients).
+  Json host_error;
 };
 
 /// `scenario_type` of fixed-length points (InferenceX's `fixed-seq-len` scenario).
@@ -77,6 +82,18 @@ struct PointKey {
   [[nodiscard]] std::string Scenario() const;
 };
 
+/// One repeat of a point measured several times (`--repeats`): its own result, kept as measured.
+struct PointRepeat {
+  int index = 0;            ///< 1-based, in the order measured.
+  std::string verdict;      ///< That repeat's verdict (VALID / INVALID with reasons).
+  std::string started_at;   ///< Its benchmark start, ISO 8601 UTC.
+  std::string ended_at;     ///< Its benchmark end, ISO 8601 UTC.
+  std::string source_path;  ///< Its result file.
+  std::string raw_json;     ///< Its result file's text, verbatim.
+  std::string raw_sha256;   ///< SHA-256 of raw_json.
+  Json agg;                 ///< Its processed record.
+};
+
 /// A point ready to store or stored.
 struct Point {
   PointKey key;             ///< Natural key.
@@ -88,6 +105,11 @@ struct Point {
   std::int64_t run_id = 0;  ///< Store id of the run it belongs to (filled when read back from a store).
   std::string run_key;      ///< Run it belongs to (filled when read back from a store).
   std::string ingested_at;  ///< When it was stored (filled when read back).
+  /// Its repeats when it was measured several times, in order: read from the repeat files beside a
+  /// combined result, and back from the store by ResultStore::Points (AllPoints leaves them out:
+  /// the record's `repeats` block holds every repeat's figures). Empty for a point measured once.
+  std::vector<PointRepeat> repeats;
+  std::string receipt_id;   ///< The measurement receipt of the bundle it was ingested from (empty: none).
 };
 
 /// The natural key read from an agg record, or from an agentic record (`scenario_type` is

@@ -6,8 +6,11 @@
 #include <limits>
 
 #include "core/diagnostic.hpp"
+#include "metrics/repeat_result.hpp"
 #include "power/power_aggregation.hpp"
 #include "power/power_fields.hpp"
+#include "results/prediction_band_fields.hpp"
+#include "results/repeat_record.hpp"
 
 namespace infermark::results {
 namespace {
@@ -294,6 +297,14 @@ Json ProcessClientResult(const Json& result, const ProcessSettings& settings, co
     data["power_metric_schema_version"] = kPowerMetricSchemaVersion;
     data["power_valid"] = 0;
   }
+  // A repeated point: every figure per repeat, each repeat processed as the combined one was.
+  if (metrics::RepeatsBlock(result) != nullptr) {
+    data["repeats"] =
+        RepeatRecordBlock(result, [&](const Json& one) { return ProcessClientResult(one, settings, path, options); });
+  }
+  // A predicted result's model-error bands, processed as their figures were: a key of infermark's
+  // own after InferenceX's (a measured result has none).
+  if (Json band = AggPredictionBand(result, data); !band.is_null()) data["prediction_band"] = std::move(band);
   return data;
 }
 

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <regex>
 
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "core/sha256.hpp"
+#include "metrics/repeat_result.hpp"
 #include "power/agentic_power.hpp"
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
@@ -49,7 +51,21 @@ Json ParseFile(const std::string& path, std::string& text) {
     // The parser reports a byte offset; people read lines.
     const std::size_t offset = std::min(e.byte, text.size());
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+    // Python's json.dump writes NaN and Infinity, which JSON cannot hold: say what they are.
+    const std::size_t from = offset > 9 ? offset - 9 : 0;
+    const std::string near = text.substr(from, 18);
+    if (near.find("NaN") != std::string::npos || near.find("Infinity") != std::string::npos) {
+      throw InputError(Diagnostic{
+          {path, line, 0}, "", "", "a non-finite figure (NaN or Infinity): every metric must be a finite number"});
+    }
     throw InputError(Diagnostic{{path, line, 0}, "", "", "not valid JSON"});
+  } catch (const Json::out_of_range& e) {
+    // A number beyond a double's range (1e999) reads as infinite.
+    throw InputError(
+        Diagnostic{{path, 0, 0},
+                   "",
+                   "",
+                   std::string("a non-finite figure: every metric must be a finite number (") + e.what() + ")"});
   }
 }
 
@@ -160,6 +176,16 @@ Provenance ReadProvenance(const Json& result) {
       }
     }
   }
+  if (const auto block = result.find("infermark"); block != result.end() && block->is_object()) {
+    const auto figures = block->find("host_error");
+    if (figures != block->end() && figures->is_object()) {
+      p.host_error = Json::object();
+      p.host_error["kind"] = block->value("host_error_kind", "");
+      p.host_error["figures"] = *figures;
+      const auto marks = block->find("host_error_marks");
+      p.host_error["marks"] = marks != block->end() && marks->is_array() ? *marks : Json::array();
+    }
+  }
   if (const Json* v = Field(result, "complete"); v && v->is_boolean() && !v->get<bool>()) {
     p.verdict += p.verdict.empty() ? "incomplete" : " (incomplete)";
   }
@@ -172,15 +198,29 @@ Provenance ReadProvenance(const Json& result) {
   return p;
 }
 
-// The sweep's record of a row, `<stem>.row.json` beside `<stem>.json`: the matrix row it ran, the
-// engine's time scale and the server command line. Null when there is none.
-Json RowSidecar(const std::string& path) {
+std::string RowRecordPath(const std::string& path) {
   const fs::path p(path);
-  if (p.extension() != ".json") return Json();
-  const fs::path sidecar = p.parent_path() / (p.stem().string() + ".row.json");
+  if (p.extension() != ".json") return {};
   std::error_code ec;
-  if (!fs::is_regular_file(sidecar, ec)) return Json();
-  Json state = Json::parse(ReadFile(sidecar.string()), nullptr, false);
+  const fs::path beside = p.parent_path() / (p.stem().string() + ".row.json");
+  if (fs::is_regular_file(beside, ec)) return beside.string();
+  // A multi-node row writes one file per concurrency under its RESULT_FILENAME and one record.
+  static const std::regex kMultiNodePoint(R"((.+)_conc[0-9]+_gpus_[0-9]+(_ctx_[0-9]+_gen_[0-9]+)?)");
+  std::smatch m;
+  const std::string stem = p.stem().string();
+  if (std::regex_match(stem, m, kMultiNodePoint)) {
+    const fs::path row = p.parent_path() / (m[1].str() + ".row.json");
+    if (fs::is_regular_file(row, ec)) return row.string();
+  }
+  return {};
+}
+
+// The sweep's record of a row (RowRecordPath): the matrix row it ran, the engine's time scale and
+// the server command line. Null when there is none.
+Json RowSidecar(const std::string& path) {
+  const std::string record = RowRecordPath(path);
+  if (record.empty()) return Json();
+  Json state = Json::parse(ReadFile(record), nullptr, false);
   return state.is_object() ? state : Json();
 }
 
@@ -231,6 +271,33 @@ Point PointFromClientResult(const std::string& raw_text, const Json& result, con
   return point;
 }
 
+std::vector<PointRepeat> ReadRepeatFiles(const Json& result, const ReadOptions& options, const std::string& path) {
+  const Json* block = metrics::RepeatsBlock(result);
+  if (block == nullptr) return {};
+  std::vector<PointRepeat> repeats;
+  const metrics::RepeatSetup setup = metrics::RepeatSetupOf(*block);
+  for (std::size_t k = 0; k < setup.files.size(); ++k) {
+    const fs::path file = fs::path(path).parent_path() / setup.files[k];
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
+    std::string text;
+    const Json doc = ParseFile(file.string(), text);
+    // Deployment facts as the combined result's (its name and row record), provenance its own.
+    const Point one = PointFromClientResult(text, doc, options, path);
+    PointRepeat r;
+    r.index = static_cast<int>(k + 1);
+    r.verdict = one.provenance.verdict;
+    r.started_at = one.provenance.started_at;
+    r.ended_at = one.provenance.ended_at;
+    r.source_path = file.string();
+    r.raw_sha256 = Sha256Hex(text);
+    r.raw_json = std::move(text);
+    r.agg = one.agg;
+    repeats.push_back(std::move(r));
+  }
+  return repeats;
+}
+
 std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& options) {
   std::string text;
   const Json doc = ParseFile(path, text);
@@ -270,10 +337,30 @@ std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& op
   if (fs::is_regular_file(agg_path, ec)) {
     std::string agg_text;
     const Json agg = ParseFile(agg_path.string(), agg_text);
-    if (IsAggRecord(agg)) return {FromAgg(agg, text, &doc, options, path)};
+    if (IsAggRecord(agg)) {
+      Point point = FromAgg(agg, text, &doc, options, path);
+      point.repeats = ReadRepeatFiles(doc, options, path);
+      return {point};
+    }
   }
-  return {PointFromClientResult(text, doc, options, path)};
+  Point point = PointFromClientResult(text, doc, options, path);
+  point.repeats = ReadRepeatFiles(doc, options, path);
+  return {point};
 }
+
+namespace {
+
+// Whether `file` lies in an eval folder at or below `root` (its own folder or one above it).
+bool InsideEvalFolder(const fs::path& file, const fs::path& root) {
+  const fs::path top = root.lexically_normal();
+  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (IsEvalFolder(dir.string())) return true;
+    if (dir.lexically_normal() == top || dir == dir.parent_path()) break;
+  }
+  return false;
+}
+
+}  // namespace
 
 std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
@@ -286,14 +373,19 @@ std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths
         if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
         const std::string name = it->path().filename().string();
         if (name.rfind("power_validation", 0) == 0) continue;
-        // An eval folder's files (lm-eval's results, meta_env.json, eval_status.json) are read as
-        // one evaluation by ReadEvalFolder, never as result files.
-        if (IsEvalFolder(it->path().parent_path().string())) continue;
+        // An eval folder's files (lm-eval's results, meta_env.json, eval_status.json, its repeats'
+        // folders) are read as one evaluation by ReadEvalFolder, never as result files.
+        if (InsideEvalFolder(it->path(), path)) continue;
         if (IsAgenticArtifact(it->path())) continue;
         if (name.size() > 9 && name.compare(name.size() - 9, 9, ".row.json") == 0) continue;  // sweep's row record
         // An attempt the host spoiled, kept in its row's log folder: the row's point is the last attempt's.
         if (name.rfind("attempt-", 0) == 0 && it->path().parent_path().parent_path().filename() == "logs") continue;
         if (name.rfind("agg_", 0) == 0 && fs::is_regular_file(it->path().parent_path() / name.substr(4), ec)) continue;
+        // A repeat's file (or a spoiled attempt's) is read with the combined result it belongs to.
+        if (const auto owner = metrics::RepeatOwnerName(name);
+            owner && fs::is_regular_file(it->path().parent_path() / *owner, ec)) {
+          continue;
+        }
         found.push_back(it->path().string());
       }
       std::sort(found.begin(), found.end());

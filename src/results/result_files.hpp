@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "results/eval_thresholds.hpp"
+#include "core/eval_thresholds.hpp"
 #include "results/point.hpp"
 #include "results/process_settings.hpp"
 
@@ -34,6 +34,7 @@ Provenance ReadProvenance(const Json& result);
 /// is kept verbatim. Deployment facts come from, weakest first: `options.environment`, the sweep's
 /// row record `<stem>.row.json` beside `path` (if any: its `row`, `time_scale`, `server_argv`), the
 /// result's own `infermark.matrix_row`, `options.flags`. Zero TPOTs leave their interactivity out.
+/// The row record is the one RowRecordPath finds, so a multi-node point file gets its row's.
 Point PointFromClientResult(const std::string& raw_text, const Json& result, const ReadOptions& options,
                             const std::string& path);
 
@@ -43,6 +44,12 @@ Point PointFromClientResult(const std::string& raw_text, const Json& result, con
 /// aggregate and the sweep's row record beside `path`. `raw_text` is kept verbatim.
 Point PointFromAgenticAggregate(const std::string& raw_text, const Json& aggregate, const Json& summary,
                                 const ReadOptions& options, const std::string& path);
+
+/// The repeats of the combined result `result` at `path` (metrics/repeat_result.hpp), read from
+/// their files beside it with the combined result's deployment facts (its name, its row record),
+/// each with its own verdict, window and processed record; a repeat whose file is gone is left out
+/// (the combined record still holds its figures). Empty for a result measured once.
+std::vector<PointRepeat> ReadRepeatFiles(const Json& result, const ReadOptions& options, const std::string& path);
 
 /// The points of one file: a client result, an agg record, an agentic aggregate (with aiperf's run
 /// summary beside it, ReadAgenticSummaryBeside), or a JSON array of agg records and agentic
@@ -56,8 +63,15 @@ std::vector<Point> ReadResultFile(const std::string& path, const ReadOptions& op
 /// under `aiperf_artifacts/`, `profile_export_aiperf.json`, `server_metrics_export.json`,
 /// `inputs.json`, `agentic_power_window.json`), the files of eval folders (IsEvalFolder), and agg
 /// records whose client result is in the same
-/// folder (the client result is read with its record). Throws InputError for a path that does not exist.
+/// folder (the client result is read with its record), and repeats' files (`<stem>.repeat-<k>.json`,
+/// spoiled attempts `….attempt-<a>.json`) whose combined `<stem>.json` is in the same folder. Throws InputError for a
+/// path that does not exist.
 std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths);
+
+/// The sweep's row record of result file `path`: `<stem>.row.json` beside it, or for a multi-node
+/// point file (`<RESULT_FILENAME>_conc<N>_gpus_…`) its row's `<RESULT_FILENAME>.row.json`; empty
+/// when there is none.
+std::string RowRecordPath(const std::string& path);
 
 /// True when `doc` looks like a processed agg record (has `hw` and `tput_per_gpu`).
 bool IsAggRecord(const Json& doc);

@@ -184,11 +184,19 @@ EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
   if (!c.infermark.empty()) env.emplace_back("INFERMARK", c.infermark);
   env.emplace_back("INFERMARK_PROMPTS_PER_CONC", std::to_string(c.prompts_per_conc));
   env.emplace_back("INFERMARK_WARMUPS_PER_CONC", std::to_string(c.warmups_per_conc));
+  if (c.eval_elsewhere) {
+    // Another row's server answers this row's eval: the launcher runs none.
+    for (auto& [name, value] : env) {
+      if (name == "RUN_EVAL") value = "false";
+    }
+  }
   if (Flag(row, "run-eval") || Flag(row, "eval-only")) {
     std::string concs;
-    for (const long long v : EvalConcValues(row)) concs += (concs.empty() ? "" : " ") + std::to_string(v);
+    for (const long long v : c.eval_batch_concs.empty() ? EvalConcValues(row) : c.eval_batch_concs)
+      concs += (concs.empty() ? "" : " ") + std::to_string(v);
     env.emplace_back("EVAL_CONC", concs);
-    env.emplace_back("EVAL_RESULT_DIR", c.result_dir + "/evals/" + c.result_filename);
+    env.emplace_back("EVAL_RESULT_DIR",
+                     c.eval_batch_dir.empty() ? c.result_dir + "/evals/" + c.result_filename : c.eval_batch_dir);
     env.emplace_back("EVAL_MAX_MODEL_LEN", std::to_string(EvalContextLength(row)));
     env.emplace_back("EVAL_TASKS_DIR", "gsm8k");
     if (c.eval_limit) env.emplace_back("EVAL_LIMIT", std::to_string(*c.eval_limit));

@@ -26,6 +26,13 @@ struct LaunchContext {
   int prompts_per_conc = 10;              ///< INFERMARK_PROMPTS_PER_CONC (infermark's own scripts).
   int warmups_per_conc = 2;               ///< INFERMARK_WARMUPS_PER_CONC.
   std::optional<std::size_t> eval_limit;  ///< EVAL_LIMIT (eval rows): only the first N documents.
+  /// An eval row whose eval runs in a batch of its configuration's eval rows on one server
+  /// (PlanRows): the row that runs the batch gets the batch's concurrencies (EVAL_CONC) and folder
+  /// (EVAL_RESULT_DIR); empty: the row's own.
+  std::vector<long long> eval_batch_concs;
+  std::string eval_batch_dir;  ///< See eval_batch_concs.
+  /// Another row runs this row's eval in its batch: RUN_EVAL=false (the contract stays the row's own).
+  bool eval_elsewhere = false;
 };
 
 /// The contract for `row`: MODEL, MODEL_PREFIX, EXP_NAME, IMAGE, FRAMEWORK, PRECISION, TP, PP_SIZE,
@@ -40,10 +47,11 @@ struct LaunchContext {
 /// `additional-settings` (`KEY=VALUE`) as variables, PREFILL_GPUS and DECODE_GPUS (what results
 /// processing reads), and GPU_COUNT as the GPUs of both pools. Fields a row lacks are left out.
 /// Booleans are "true"/"false". An eval row (`run-eval` or `eval-only` true) also gets the eval
-/// contract: EVAL_CONC (EvalConcValues, space-separated), EVAL_RESULT_DIR
-/// (`<RESULT_DIR>/evals/<RESULT_FILENAME>`), EVAL_MAX_MODEL_LEN (EvalContextLength), EVAL_TASKS_DIR
-/// (`gsm8k`, the built-in task) and EVAL_LIMIT when set. Throws InputError for an additional
-/// setting that is not `NAME=value`.
+/// contract: EVAL_CONC (EvalConcValues, or the batch's; space-separated), EVAL_RESULT_DIR
+/// (`<RESULT_DIR>/evals/<RESULT_FILENAME>`, or the batch's folder), EVAL_MAX_MODEL_LEN
+/// (EvalContextLength), EVAL_TASKS_DIR (`gsm8k`, the built-in task) and EVAL_LIMIT when set;
+/// one whose eval another row runs (`eval_elsewhere`) gets RUN_EVAL=false beside its own contract. Throws InputError
+/// for an additional setting that is not `NAME=value`.
 EnvList LaunchEnvironment(const Json& row, const LaunchContext& context);
 
 /// An eval row's request concurrencies (EVAL_CONC): a single-node row's `conc`; a multi-node

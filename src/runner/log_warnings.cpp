@@ -19,6 +19,7 @@ constexpr Pattern kPatterns[] = {
     {"uncalibrated", "fp8 KV cache without calibrated scales (scale 1.0)"},
     {"is preempted", "requests preempted (KV cache full)"},
     {"preemption", "requests preempted (KV cache full)"},
+    {"these terms are extrapolated", "the built-in engine extrapolates kernel classes no calibration point exercised"},
     {"out of memory", "out of memory"},
     {"traceback (most recent call last)", "a Python exception"},
     {"error", "error lines"},

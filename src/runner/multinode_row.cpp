@@ -409,6 +409,7 @@ class MultiNodeRun {
       matrix::MatrixRow one = row_;
       one.conc = {p.conc};
       RowPlan point = plan_;
+      point.eval.reset();  // the row's evals are judged after its points, and stored then (RunSweep)
       point.result_filename = p.result_filename;
       point.result_path = p.result_path;
       point.client_config = p.client_config;

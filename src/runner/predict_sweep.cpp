@@ -8,6 +8,7 @@
 
 #include "agentic/agentic_output.hpp"
 #include "agentic/trace_reader.hpp"
+#include "calibration/prediction_band.hpp"
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "metrics/result_json.hpp"
@@ -20,6 +21,7 @@
 #include "runner/row_engine.hpp"
 #include "sim/disagg_run.hpp"
 #include "sim/predict_agentic.hpp"
+#include "sim/prediction_band.hpp"
 #include "store/store_url.hpp"
 
 namespace infermark::runner {
@@ -211,6 +213,9 @@ void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, c
       Json result = p.result.result;
       result["infermark"]["matrix_row"] = row.raw;
       result["infermark"]["unmeasured_kernel_classes"] = perfmodel::UnmeasuredKernelClasses(d.prefill);
+      out.figures = p.figures;
+      // The decode pool sets the figures a disaggregated point is read by (interactivity, TPOT).
+      sim::AddPredictionBand(result, out.figures, d.decode, calibration::DefaultPredictionBands());
       for (const perfmodel::Deployment* role : {&d.prefill, &d.decode}) {
         const std::string warning = perfmodel::TransferWarning(*role);
         if (!warning.empty() &&
@@ -218,7 +223,6 @@ void PredictMultiNodeRow(const matrix::MatrixRow& row, const SiteConfig& site, c
           summary.warnings.push_back(warning);
       }
       metrics::WriteResultJson(point.result_path, result);
-      out.figures = p.figures;
       out.outcome.status = p.result.verdict.valid ? RowStatus::kDone : RowStatus::kInvalid;
       for (const auto& reason : p.result.verdict.reasons)
         out.outcome.reason += (out.outcome.reason.empty() ? "" : "; ") + reason;
@@ -322,8 +326,9 @@ PredictSummary RunPredictSweep(const SweepCommandOptions& o) {
         if (!warning.empty() &&
             std::find(summary.warnings.begin(), summary.warnings.end(), warning) == summary.warnings.end())
           summary.warnings.push_back(warning);
-        metrics::WriteResultJson(plan.result_path, result);
         out.figures = p.figures;
+        sim::AddPredictionBand(result, out.figures, d, calibration::DefaultPredictionBands());
+        metrics::WriteResultJson(plan.result_path, result);
         if (!p.result.verdict.valid) invalid = p.result.verdict.reasons;
       }
       out.outcome.status = invalid.empty() ? RowStatus::kDone : RowStatus::kInvalid;

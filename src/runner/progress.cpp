@@ -1,5 +1,11 @@
 #include "runner/progress.hpp"
 
+#include <algorithm>
+#include <cmath>
+
+#include "core/file_io.hpp"
+#include "core/json_text.hpp"
+
 namespace infermark::runner {
 
 Progress::Progress(std::FILE* out, int total, bool tty) : out_(out), total_(total), tty_(tty) {}
@@ -34,22 +40,65 @@ void Progress::Start(int index, const std::string& name) {
   (void)index;
 }
 
-void Progress::Finish(int index, const std::string& name, const std::string& status, double seconds, bool ran) {
+void Progress::Finish(int index, const std::string& name, const std::string& status, double seconds, bool ran,
+                      const std::string& headline) {
   ++finished_;
   if (ran) {
     ++ran_;
     ran_seconds_ += seconds;
   }
+  if (tty_) std::fprintf(out_, "\r\033[K");
+  std::fprintf(out_, "row %d/%d %s (%s): %s%s%s\n", index + 1, total_, status.c_str(), Duration(seconds).c_str(),
+               name.c_str(), headline.empty() ? "" : "  ", headline.c_str());
   if (tty_) {
-    if (status != "done" && status != "skipped") {
-      std::fprintf(out_, "\r\033[Krow %d/%d %s: %s\n", index + 1, total_, status.c_str(), name.c_str());
-    }
     Draw("");
   } else {
-    std::fprintf(out_, "row %d/%d %s (%s): %s\n", index + 1, total_, status.c_str(), Duration(seconds).c_str(),
-                 name.c_str());
     std::fflush(out_);
   }
+}
+
+std::string Progress::RowHeadline(const std::string& result_path) {
+  Json r;
+  try {
+    r = Json::parse(ReadFile(result_path), nullptr, false);
+  } catch (const std::exception&) {
+    return "";
+  }
+  if (!r.is_object() || !r.contains("verdict")) return "";
+  const Json own = r.value("infermark", Json::object());
+  const double scale = std::max(own.value("time_scale", 1.0), 1e-9);
+  int gpus = 0;
+  if (own.contains("server") && own["server"].is_object()) gpus = own["server"].value("num_gpus", 0);
+  char buf[160];
+  std::string out = r.value("verdict", "");
+  const double total = r.value("total_token_throughput", 0.0) / scale;
+  const double tpot_ms = r.value("median_tpot_ms", 0.0) * scale;
+  if (gpus > 0) {
+    std::snprintf(buf, sizeof buf, "  %.1f tok/s/GPU", total / gpus);
+  } else {
+    std::snprintf(buf, sizeof buf, "  %.1f tok/s", total);
+  }
+  out += buf;
+  if (tpot_ms > 0) {
+    std::snprintf(buf, sizeof buf, " at %.1f tok/s/user", 1000.0 / tpot_ms);
+    out += buf;
+  }
+  // The headline figure the host moved most.
+  double worst = -1;
+  if (own.contains("host_error") && own["host_error"].is_object()) {
+    for (const char* key : {"total_token_throughput", "output_throughput", "input_throughput", "median_ttft_ms",
+                            "median_tpot_ms", "median_itl_ms", "median_e2el_ms", "median_intvty"}) {
+      const auto e = own["host_error"].find(key);
+      if (e != own["host_error"].end() && e->is_object() && (*e)["rel"].is_number()) {
+        worst = std::max(worst, std::abs((*e)["rel"].get<double>()));
+      }
+    }
+  }
+  if (worst >= 0) {
+    std::snprintf(buf, sizeof buf, ", host error %.2f %%", worst * 100);
+    out += buf;
+  }
+  return out;
 }
 
 void Progress::Retry(int index, const std::string& name, int attempt, double seconds) {

@@ -40,7 +40,7 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
     // The row's eval folders (evcontract: eval_status.json beside lm-eval's files), scored or
     // recorded as not run, under the same run as its point.
     std::error_code exists_ec;
-    if (plan.eval && std::filesystem::exists(plan.eval->dir, exists_ec)) {
+    if (plan.eval && plan.eval->RunsHere() && std::filesystem::exists(plan.eval->dir, exists_ec)) {
       results::IngestEvalFolders(**store, run, {plan.eval->dir}, nullptr);
     }
     if (plan.eval && plan.eval->only) return {};
@@ -61,6 +61,7 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
     results::Point point = plan.agentic_config
                                ? results::PointFromAgenticAggregate(raw, result, summary, options, plan.result_path)
                                : results::PointFromClientResult(raw, result, options, plan.result_path);
+    if (!plan.agentic_config) point.repeats = results::ReadRepeatFiles(result, options, plan.result_path);
     if (point.provenance.matrix_row.is_null()) point.provenance.matrix_row = row.raw;
     if (point.provenance.engine_flags.empty()) {
       for (const auto& a : plan.server.argv)

@@ -27,6 +27,10 @@ loadgen::BenchConfig RowClientConfig(const matrix::MatrixRow& row, const std::st
   return c;
 }
 
+void ApplyClientOptions(loadgen::BenchConfig& c, const PlanOptions& options) {
+  if (options.max_host_error_percent) c.limits.max_host_error_fraction = *options.max_host_error_percent / 100.0;
+}
+
 std::vector<std::string> BenchServeArgv(const std::string& infermark, const loadgen::BenchConfig& c) {
   auto join = [](const std::vector<std::string>& items) {
     std::string out;
@@ -63,6 +67,7 @@ std::vector<std::string> BenchServeArgv(const std::string& infermark, const load
   argv.push_back("--request-rate");
   argv.push_back(c.request_rate ? number(*c.request_rate) : "inf");
   if (c.ignore_eos) argv.push_back("--ignore-eos");
+  if (c.send_token_ids) argv.push_back("--send-token-ids");
   if (c.save_result) argv.push_back("--save-result");
   argv.push_back("--num-warmups");
   argv.push_back(std::to_string(c.num_warmups));
@@ -89,6 +94,10 @@ std::vector<std::string> BenchServeArgv(const std::string& infermark, const load
   if (!c.timeline_path.empty()) {
     argv.push_back("--save-timeline");
     argv.push_back(c.timeline_path);
+  }
+  if (c.limits.max_host_error_fraction != metrics::VerdictLimits{}.max_host_error_fraction) {
+    argv.push_back("--max-host-error-percent");
+    argv.push_back(number(c.limits.max_host_error_fraction * 100.0));
   }
   return argv;
 }

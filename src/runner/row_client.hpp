@@ -11,11 +11,15 @@
 
 #include "loadgen/bench_config.hpp"
 #include "matrix/matrix_row.hpp"
+#include "runner/row_plan.hpp"
 
 namespace infermark::runner {
 
 /// The client settings of `row` against `base_url`, saving `<result_dir>/<result_filename>.json`;
 /// `tokenizer` empty: the row's model id.
+/// Applies what the sweep's options say about every row's client (the host-error tolerance).
+void ApplyClientOptions(loadgen::BenchConfig& config, const PlanOptions& options);
+
 loadgen::BenchConfig RowClientConfig(const matrix::MatrixRow& row, const std::string& base_url, int prompts_per_conc,
                                      int warmups_per_conc, const std::string& result_dir,
                                      const std::string& result_filename, const std::string& tokenizer);

@@ -114,6 +114,7 @@ void PlanMultiNode(RowPlan& plan, const matrix::MatrixRow& row, const SiteConfig
       one.conc = {conc};
       p.client_config = RowClientConfig(one, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc, plan.result_dir,
                                         p.result_filename, tokenizer);
+      ApplyClientOptions(*p.client_config, options);
       p.client_config->timeline_path =
           (fs::path(plan.log_dir) / ("requests_conc" + std::to_string(conc) + ".timeline.jsonl")).string();
       SpawnSpec client;
@@ -140,13 +141,22 @@ std::string LauncherScript(const std::string& dir, const matrix::MatrixRow& row,
   return script;
 }
 
+// A row's part in an eval batch of its configuration's rows (PlanRows).
+struct RowEvalBatch {
+  std::vector<int> concs;  // what the row evaluates: the batch's concurrencies, or none
+  std::string dir;         // the batch's folder
+  std::string run_by;      // the RESULT_FILENAME of the row that runs the batch when it is another
+};
+
 // The eval step of an eval row at its target: in process for command targets, by the launcher
 // for scripts and containers, not run for the built-in engine.
 EvalPlan PlanEval(const matrix::MatrixRow& row, const RowPlan& plan, const TargetSpec& target,
-                  const PlanOptions& options) {
+                  const PlanOptions& options, const RowEvalBatch* batch) {
   EvalPlan e;
-  e.concs = EvalConcs(row);
-  e.dir = (fs::path(plan.result_dir) / "evals" / plan.result_filename).string();
+  e.own_concs = EvalConcs(row);
+  e.concs = batch != nullptr ? batch->concs : e.own_concs;
+  e.dir = batch != nullptr ? batch->dir : (fs::path(plan.result_dir) / "evals" / plan.result_filename).string();
+  if (batch != nullptr) e.batched_with = batch->run_by;
   e.only = IsEvalOnlyRow(row);
   e.max_model_len = EvalMaxModelLen(row);
   e.limit = options.eval_limit;
@@ -239,7 +249,27 @@ std::vector<std::string> ContainerArgv(const TargetSpec& target, const std::stri
   return argv;
 }
 
-RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options) {
+namespace {
+
+// How often the row's point is measured and how: the client's repeats back to back against one
+// server (its `bench serve --repeats`, with the sweep's host retries for each repeat), or the row run
+// again per repeat. Agentic rows (their own client) and multi-node rows measure once.
+void PlanRepeats(RowPlan& plan, const SiteConfig& site, const PlanOptions& options) {
+  const int repeats = options.repeats.value_or(site.defaults.repeats);
+  if (repeats <= 1 || plan.agentic_config || plan.multinode) return;
+  plan.repeats = repeats;
+  plan.repeat_fresh_server = options.repeat_fresh_server.value_or(site.defaults.repeat_fresh_server) ||
+                             plan.kind == TargetKind::kScript || plan.kind == TargetKind::kContainer;
+  if (plan.repeat_fresh_server || !plan.client) return;
+  plan.client->argv.insert(plan.client->argv.end(), {"--repeats", std::to_string(repeats)});
+  if (options.host_retries > 0) {
+    plan.client->argv.insert(plan.client->argv.end(), {"--host-retries", std::to_string(options.host_retries)});
+  }
+}
+
+// PlanRow, for a row with its part in an eval batch (or none: null).
+RowPlan PlanRowIn(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options,
+                  const RowEvalBatch* batch) {
   RowPlan plan;
   plan.label = row.runner;
   const std::string runner_name = RunnerName(site, options);
@@ -267,6 +297,11 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
   ctx.prompts_per_conc = ppc;
   ctx.warmups_per_conc = wpc;
   ctx.eval_limit = options.eval_limit;
+  if (batch != nullptr) {
+    ctx.eval_batch_concs.assign(batch->concs.begin(), batch->concs.end());
+    ctx.eval_batch_dir = batch->dir;
+    ctx.eval_elsewhere = !batch->run_by.empty();
+  }
   plan.env = LaunchEnvironment(row.raw, ctx);
   const std::string tokenizer = SiteTokenizer(site, site.FindModel(row.model));
   const TargetSpec& target = runner->target;
@@ -299,7 +334,7 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
       plan.server.log_path = (fs::path(plan.log_dir) / "launcher.log").string();
     }
     PlanMultiNode(plan, row, site, *runner, options, tokenizer, ppc, wpc);
-    if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options);
+    if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options, batch);
     if (plan.multinode->engine) {
       // The deployment on the nodes an allocation would hold (what --dry-run shows); the run
       // places it again, the same way, on the nodes Slurm grants.
@@ -387,7 +422,12 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
   } else if (target.kind == TargetKind::kEngine || target.kind == TargetKind::kCommand) {
     plan.client_config = RowClientConfig(row, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc,
                                          plan.result_dir, plan.result_filename, tokenizer);
+    ApplyClientOptions(*plan.client_config, options);
     if (split && target.kind == TargetKind::kEngine) plan.client_config->cpus = split->client;
+    // The built-in engine has no weights: its prompts go as the token ids the client drew, since
+    // tokenizing their text again is host work no modelled GPU waits for (and at 8k tokens or
+    // dozens of prompts at once it outlasts a modelled prefill at a time scale of 10).
+    if (target.kind == TargetKind::kEngine) plan.client_config->send_token_ids = true;
     plan.client_config->timeline_path = (fs::path(plan.log_dir) / results::kRequestTimelineFile).string();
     SpawnSpec client;
     client.argv = BenchServeArgv(infermark, *plan.client_config);
@@ -395,8 +435,45 @@ RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const Plan
     client.cwd = plan.result_dir;
     plan.client = std::move(client);
   }
-  if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options);
+  if (IsEvalRow(row)) plan.eval = PlanEval(row, plan, target, options, batch);
+  PlanRepeats(plan, site, options);
   return plan;
+}
+
+}  // namespace
+
+RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options) {
+  return PlanRowIn(row, site, options, nullptr);
+}
+
+std::vector<RowPlan> PlanRows(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
+                              const PlanOptions& options) {
+  std::vector<RowPlan> plans;
+  std::vector<Diagnostic> problems;
+  for (const auto& row : rows) {
+    try {
+      plans.push_back(PlanRow(row, site, options));
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
+  // The rows of an eval batch are planned again knowing their part: the batch's folder is named
+  // as the row that runs it would be over the batch's concurrency list (`…_conc64x256_…`).
+  const std::vector<EvalBatchRole> roles = EvalBatchRoles(rows);
+  const std::string runner_name = RunnerName(site, options);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!roles[i].by) continue;
+    const std::size_t by = *roles[i].by;
+    Json batch_row = rows[by].raw;
+    batch_row["conc"] = roles[by].concs;
+    RowEvalBatch batch;
+    batch.concs = roles[i].concs;
+    batch.dir = (fs::path(plans[by].result_dir) / "evals" / matrix::ResultFilename(batch_row, runner_name)).string();
+    if (by != i) batch.run_by = plans[by].result_filename;
+    plans[i] = PlanRowIn(rows[i], site, options, &batch);
+  }
+  return plans;
 }
 
 RowPlan PlanPredictedRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options,
@@ -416,6 +493,7 @@ RowPlan PlanPredictedRow(const matrix::MatrixRow& row, const SiteConfig& site, c
         options.agentic_duration_s.value_or(site.defaults.agentic_duration_s));
   } else {
     plan.client_config = RowClientConfig(row, "", ppc, wpc, plan.result_dir, plan.result_filename, tokenizer);
+    ApplyClientOptions(*plan.client_config, options);
   }
   const perfmodel::DeploymentOptions& d = *plan.deployment;
   plan.server.argv = {"predict", d.model, d.hardware, d.precision, "tp" + std::to_string(d.tp)};

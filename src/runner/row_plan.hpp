@@ -30,7 +30,10 @@ struct PlanOptions {
   std::optional<double> agentic_duration_s;  ///< Agentic rows: profiling seconds instead of the site's or row's.
   std::optional<int> prompts_per_conc;       ///< Prompts per concurrency override.
   std::optional<int> warmups_per_conc;       ///< Warm-ups per concurrency override.
-  std::string infermark;                     ///< This binary (client and built-in engine); empty: found via /proc.
+  /// The client's host-error tolerance, percent of each headline figure (bench serve's
+  /// --max-host-error-percent; unset: its default, 1).
+  std::optional<double> max_host_error_percent;
+  std::string infermark;  ///< This binary (client and built-in engine); empty: found via /proc.
   /// GPU power telemetry: on or off for every row; unset: on for launcher scripts, containers and
   /// commands when NVML sees a GPU here, off for the built-in engine (it uses no GPU).
   std::optional<bool> gpu_telemetry;
@@ -40,6 +43,9 @@ struct PlanOptions {
   std::string eval_thresholds;            ///< Eval rows: thresholds file (empty: data/evals/thresholds.yaml).
   /// CPUs the built-in engine and its client are split over (runner/cpu_split.hpp); empty: no pinning.
   std::vector<int> host_cpus{};
+  std::optional<int> repeats;               ///< Measurements of each point (`--repeats`); unset: the site's.
+  std::optional<bool> repeat_fresh_server;  ///< A fresh server per repeat; unset: the site's.
+  int host_retries = 0;                     ///< The sweep's --host-retries, applied to each repeat.
 };
 
 /// GPU power telemetry of a measured row: InferenceX's monitor lifecycle (sampling from before the
@@ -90,6 +96,14 @@ struct RowPlan {
   /// allocation would hold (PlannedNodeNames), as `run --dry-run` shows them; the run places the
   /// same deployment on the nodes Slurm grants.
   std::optional<MultiNodeLaunch> planned_launch;
+  /// Measurements of the point (`--repeats`): 1 for a row measured once, and for agentic and
+  /// multi-node rows, whose clients measure once.
+  int repeats = 1;
+  /// The repeats each on a fresh server: the runner runs the row `repeats` times and combines the
+  /// results (runner/row_repeats.hpp); false: the client runs them back to back against one server
+  /// (`bench serve --repeats`). Launcher scripts run their own client, so their repeats always
+  /// start the launcher again.
+  bool repeat_fresh_server = false;
   /// Eval rows (`run-eval` or `eval-only`): the eval step. An eval-only row runs no throughput
   /// point: its client is planned (as `--dry-run` shows) but not started.
   std::optional<EvalPlan> eval;
@@ -98,6 +112,15 @@ struct RowPlan {
 /// Plans `row` at `site`. Throws InputError (naming the row) when its runner label has no entry
 /// in the site file, its launcher script cannot be found, or a field it needs is missing.
 RowPlan PlanRow(const matrix::MatrixRow& row, const SiteConfig& site, const PlanOptions& options);
+
+/// Plans the rows of a sweep: each as PlanRow does, and the eval rows of one configuration as one
+/// batch on one server (EvalBatchRoles): the last of them evaluates every concurrency of the batch
+/// into one folder (EVAL_CONC and EVAL_RESULT_DIR say so to a launcher), the others evaluate
+/// nothing (RUN_EVAL=false, their own contract otherwise; `eval->batched_with` names the row that
+/// runs their eval). Throws
+/// InputError listing every row that cannot be planned.
+std::vector<RowPlan> PlanRows(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
+                              const PlanOptions& options);
 
 /// Plans `row` for the built-in engine's virtual clock: the paths (under `result_dir`), the
 /// client settings and the deployment a measured engine row would have, whatever the label's

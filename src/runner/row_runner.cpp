@@ -92,8 +92,9 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
   const bool script = !plan.client.has_value();
   if (script) fs::remove(plan.server_log, ec);
   const bool eval_only = plan.eval && plan.eval->only;
+  const bool evaluates = plan.eval && plan.eval->RunsHere();
   // An eval's files from an earlier run of the row would be judged as this one's.
-  if (plan.eval) fs::remove_all(plan.eval->dir, ec);
+  if (evaluates) fs::remove_all(plan.eval->dir, ec);
 
   auto finish = [&](RowStatus status, std::string reason) {
     out.status = status;
@@ -102,6 +103,10 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
     return out;
   };
   auto interrupted = [&] { return "interrupted by signal " + std::to_string(StopRequested()); };
+  if (eval_only && !evaluates) {
+    // Nothing to start: the row is its eval alone, which another row's server answers.
+    return finish(RowStatus::kDone, "eval-only row: " + EvalBatchNote(plan));
+  }
   if (eval_only && !plan.eval->not_run.empty()) {
     // Nothing to start: the row is its eval alone and this target cannot answer it.
     out.evals = RecordEvalsNotRun(plan, plan.eval->not_run);
@@ -214,7 +219,7 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
     if (status == RowStatus::kFailed || status == RowStatus::kInterrupted) fs::remove(plan.result_path, ec);
   }
   const bool measured_point = status == RowStatus::kDone || status == RowStatus::kInvalid;
-  if (plan.eval && !script && measured_point) {
+  if (evaluates && !script && measured_point) {
     // After the throughput point, against the same server (InferenceX: run_eval after
     // run_benchmark_serving); an eval-only row's server only answers the eval.
     if (auto died = server->Poll()) {
@@ -234,9 +239,9 @@ RowOutcome RunRowLocally(const RowPlan& plan, const RowLimits& limits) {
   fs::remove(groups_file, ec);
   CollectScriptLog(plan);
   const bool launcher_evaluated = script && (measured_point || (eval_only && status == RowStatus::kFailed));
-  if (plan.eval && launcher_evaluated) {
+  if (evaluates && launcher_evaluated) {
     out.evals = RunRowEvals(plan, 0);  // judged from the folders the launcher's run_eval left
-  } else if (plan.eval && status == RowStatus::kFailed) {
+  } else if (evaluates && status == RowStatus::kFailed) {
     out.evals = RecordEvalsNotRun(plan, "the row failed before its eval: " + reason);
   }
   out.warnings = ScanLogWarnings(fs::path(plan.log_dir) / "server.log");

@@ -8,6 +8,7 @@
 #include "gpu/nvml.hpp"
 #include "power/agentic_power.hpp"
 #include "power/power_aggregation.hpp"
+#include "runner/repeat_power.hpp"
 
 namespace infermark::runner {
 
@@ -91,7 +92,7 @@ RowPower RowTelemetrySession::Finish(const std::string& result_path) {
     options.bench_result = result_path;
     options.agg_result = result_path;
     options.expected_num_gpus = telemetry_.expected_num_gpus;
-    const results::PowerRunOutcome outcome = results::RunPowerAggregation(options);
+    const results::PowerRunOutcome outcome = RunPowerAggregationWithRepeats(options);
     out.valid = outcome.power_valid;
     out.reasons.insert(out.reasons.end(), outcome.reasons.begin(), outcome.reasons.end());
   } catch (const std::exception& e) {

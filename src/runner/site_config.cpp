@@ -48,6 +48,14 @@ void ReadDefaults(const ReadContext& ctx, const YamlNode& node, SiteDefaults& d)
   if (auto v = r.String("agentic-traces", Need::kDefaulted, 1)) d.agentic_traces = *v;
   positive("agentic-duration-s", d.agentic_duration_s);
   if (auto v = r.Bool("pin-cpus", Need::kDefaulted)) d.pin_cpus = *v;
+  if (auto v = r.Int("repeats", Need::kDefaulted, 1)) {
+    if (*v > 1000) {
+      ctx.Report(r.Get("repeats"), "defaults.repeats", "must be from 1 to 1000");
+    } else {
+      d.repeats = static_cast<int>(*v);
+    }
+  }
+  if (auto v = r.Bool("repeat-fresh-server", Need::kDefaulted)) d.repeat_fresh_server = *v;
   r.RejectUnknown();
 }
 

@@ -88,6 +88,12 @@ struct SiteDefaults {
   /// Built-in engine rows: pin the engine and its client to disjoint halves of this host's CPUs
   /// (`pin-cpus`; runner/cpu_split.hpp), so neither delays the other's timing.
   bool pin_cpus = true;
+  /// Measurements of each point (`repeats`; `--repeats` wins): each repeat's result is kept and the
+  /// point's figures are their medians with 95 % intervals.
+  int repeats = 1;
+  /// Each repeat on a fresh server (`repeat-fresh-server`; `--repeat-fresh-server` wins) rather
+  /// than one server with the repeats back to back.
+  bool repeat_fresh_server = false;
 };
 
 /// The whole site file.

@@ -2,6 +2,7 @@
 // no accounting database; a job that is gone from scontrol counts as ended.
 #include "runner/slurm_executor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -33,8 +34,10 @@ std::string Quote(const std::string& s) {
   return out + "'";
 }
 
+// One sbatch job: one row, or the rows of an eval batch (their evals need one server).
 struct Job {
-  std::size_t row = 0;
+  std::size_t owner = 0;  // the row whose plan names the job (its log folder holds the job's output)
+  std::vector<std::size_t> rows;
   std::string id;
   std::string state;
   bool ended = false;
@@ -66,13 +69,14 @@ int RowNodes(const matrix::MatrixRow& row, const RunnerSite& runner) {
 }
 
 std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int nodes, const std::string& row_file,
-                           const std::string& site_file, const SweepSettings& settings, const SlurmSettings& slurm) {
+                           const std::string& site_file, const SweepSettings& settings, const SlurmSettings& slurm,
+                           int rows) {
   std::ostringstream s;
   s << "#!/bin/bash\n";
   s << "#SBATCH --job-name=infermark_" << plan.label << "\n";
   s << "#SBATCH --nodes=" << nodes << "\n";
   s << "#SBATCH --exclusive\n";
-  s << "#SBATCH --time=" << runner.slurm.time_limit_min << "\n";
+  s << "#SBATCH --time=" << runner.slurm.time_limit_min * std::max(rows, 1) << "\n";
   s << "#SBATCH --output=" << (fs::path(plan.log_dir) / "slurm-%j.out").string() << "\n";
   if (!runner.slurm.partition.empty()) s << "#SBATCH --partition=" << runner.slurm.partition << "\n";
   if (runner.slurm.gpus_per_node > 0) s << "#SBATCH --gres=gpu:" << runner.slurm.gpus_per_node << "\n";
@@ -88,11 +92,14 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   if (plan.kind == TargetKind::kEngine) s << " --time-scale " << plan.time_scale;
   if (settings.plan.prompts_per_conc) s << " --prompts-per-conc " << *settings.plan.prompts_per_conc;
   if (settings.plan.warmups_per_conc) s << " --warmups-per-conc " << *settings.plan.warmups_per_conc;
+  if (settings.plan.max_host_error_percent) s << " --max-host-error-percent " << *settings.plan.max_host_error_percent;
   if (settings.plan.eval_limit) s << " --eval-limit " << *settings.plan.eval_limit;
   if (!settings.plan.eval_thresholds.empty()) s << " --eval-thresholds " << Quote(settings.plan.eval_thresholds);
   s << " --startup-timeout " << settings.limits.startup_timeout_s << " --row-timeout " << settings.limits.row_timeout_s;
   if (!settings.resume) s << " --no-resume";
   if (settings.host_retries > 0) s << " --host-retries " << settings.host_retries;
+  if (plan.repeats > 1)
+    s << " --repeats " << plan.repeats << (plan.repeat_fresh_server ? " --repeat-fresh-server" : "");
   if (slurm.no_store) {
     s << " --no-store";
   } else {
@@ -107,28 +114,42 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
 
 SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
                            const SweepSettings& settings, const SlurmSettings& slurm) {
-  std::vector<RowPlan> plans;
-  for (const auto& row : rows) plans.push_back(PlanRow(row, site, settings.plan));
+  const std::vector<RowPlan> plans = PlanRows(rows, site, settings.plan);
+  const std::vector<EvalBatchRole> roles = EvalBatchRoles(rows);
   InstallStopHandlers();
   std::vector<Job> jobs;
   SweepSummary summary;
   std::vector<RowOutcome> outcomes(plans.size());
-  std::vector<bool> submitted(plans.size(), false);
   std::error_code ec;
+  // The rows each job runs, by the row whose plan names the job: a row alone, or every row of an
+  // eval batch in the job of the row that runs the batch (complete ones too: the job's own sweep
+  // skips them but needs them to batch the evals as here).
+  std::vector<std::vector<std::size_t>> due(plans.size());
+  std::vector<std::vector<std::size_t>> members(plans.size());
   for (std::size_t i = 0; i < plans.size(); ++i) {
-    const RowPlan& plan = plans[i];
-    if (settings.resume && RowComplete(plan)) {
+    const std::size_t owner = roles[i].by.value_or(i);
+    members[owner].push_back(i);
+    if (settings.resume && RowComplete(plans[i])) {
       outcomes[i].status = RowStatus::kSkipped;
       continue;
     }
-    fs::create_directories(plan.log_dir, ec);
-    fs::remove(plan.state_path, ec);
+    due[owner].push_back(i);
+  }
+  for (std::size_t owner = 0; owner < plans.size(); ++owner) {
+    if (due[owner].empty()) continue;
+    const RowPlan& plan = plans[owner];
+    for (const std::size_t i : due[owner]) {
+      fs::create_directories(plans[i].log_dir, ec);
+      fs::remove(plans[i].state_path, ec);
+    }
     const std::string row_file = (fs::path(plan.log_dir) / "row.json").string();
     const std::string script_file = (fs::path(plan.log_dir) / "job.sbatch").string();
-    WriteFileAtomic(row_file, Json::array({rows[i].raw}).dump() + "\n");
+    Json job_rows = Json::array();
+    for (const std::size_t i : members[owner]) job_rows.push_back(rows[i].raw);
+    WriteFileAtomic(row_file, job_rows.dump() + "\n");
     const RunnerSite* runner = site.FindRunner(plan.label);
-    WriteFileAtomic(script_file,
-                    SlurmJobScript(plan, *runner, RowNodes(rows[i], *runner), row_file, site.file, settings, slurm));
+    WriteFileAtomic(script_file, SlurmJobScript(plan, *runner, RowNodes(rows[owner], *runner), row_file, site.file,
+                                                settings, slurm, static_cast<int>(due[owner].size())));
     ProcessResult r;
     try {
       r = RunCapture({slurm.sbatch, "--parsable", script_file});
@@ -137,23 +158,27 @@ SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const Sit
       r.err = e.what();
     }
     if (r.exit_code != 0) {
-      outcomes[i].status = RowStatus::kFailed;
-      outcomes[i].reason = "sbatch failed: " + r.err.substr(0, r.err.find('\n'));
-      outcomes[i].attempts.push_back(
-          RecordAttempt(settings.attempts, settings.progress, rows[i], plan,
-                        {.started_at = IsoUtcNow(), .status = RowStatus::kFailed, .reason = outcomes[i].reason}));
-      WriteRowState(plan, rows[i], outcomes[i]);
+      for (const std::size_t i : due[owner]) {
+        outcomes[i].status = RowStatus::kFailed;
+        outcomes[i].reason = "sbatch failed: " + r.err.substr(0, r.err.find('\n'));
+        outcomes[i].attempts.push_back(
+            RecordAttempt(settings.attempts, settings.progress, rows[i], plans[i],
+                          {.started_at = IsoUtcNow(), .status = RowStatus::kFailed, .reason = outcomes[i].reason}));
+        WriteRowState(plans[i], rows[i], outcomes[i]);
+      }
       continue;
     }
     Job job;
-    job.row = i;
+    job.owner = owner;
+    job.rows = due[owner];
     job.submitted_at = IsoUtcNow();
     job.id = r.out.substr(0, r.out.find_first_of(";\n"));
     jobs.push_back(job);
-    submitted[i] = true;
     if (settings.progress != nullptr) {
-      std::fprintf(settings.progress, "slurm: row %zu/%zu submitted as job %s: %s\n", i + 1, plans.size(),
-                   job.id.c_str(), plan.result_filename.c_str());
+      for (const std::size_t i : job.rows) {
+        std::fprintf(settings.progress, "slurm: row %zu/%zu submitted as job %s: %s\n", i + 1, plans.size(),
+                     job.id.c_str(), plans[i].result_filename.c_str());
+      }
     }
   }
   std::size_t open = jobs.size();
@@ -178,33 +203,35 @@ SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const Sit
     if (open > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slurm.poll_interval_s));
   }
   for (const auto& j : jobs) {
-    const RowPlan& plan = plans[j.row];
-    RowOutcome& out = outcomes[j.row];
-    Json state;
-    try {
-      state = Json::parse(ReadFile(plan.state_path));
-    } catch (const std::exception&) {
-    }
-    const std::string slurm_log = (fs::path(plan.log_dir) / ("slurm-" + j.id + ".out")).string();
-    if (state.is_object() && state.contains("status")) {
-      const std::string s = state["status"].get<std::string>();
-      out.status = s == "done"          ? RowStatus::kDone
-                   : s == "invalid"     ? RowStatus::kInvalid
-                   : s == "eval-failed" ? RowStatus::kEvalFailed
-                                        : RowStatus::kFailed;
-      out.reason = state.value("reason", "");
-      out.seconds = state.value("seconds", 0.0);
-      if (j.state != "COMPLETED" && out.status != RowStatus::kDone) out.reason += " (slurm job " + j.state + ")";
-    } else {
-      out.status = StopRequested() != 0 ? RowStatus::kInterrupted : RowStatus::kFailed;
-      out.reason = "slurm job " + j.id + " ended " + (j.state.empty() ? "?" : j.state) + " without a row state";
-      const std::string tail = LogTail(slurm_log, 3);
-      if (!tail.empty()) out.reason += "; job output ends: " + tail;
-      // The job never recorded its attempt: the submitter does, with the job's output as its log.
-      const AttemptEnd end{
-          .started_at = j.submitted_at, .status = out.status, .reason = out.reason, .client_log = slurm_log};
-      out.attempts.push_back(RecordAttempt(settings.attempts, settings.progress, rows[j.row], plan, end));
-      WriteRowState(plan, rows[j.row], out);
+    for (const std::size_t row : j.rows) {
+      const RowPlan& plan = plans[row];
+      RowOutcome& out = outcomes[row];
+      Json state;
+      try {
+        state = Json::parse(ReadFile(plan.state_path));
+      } catch (const std::exception&) {
+      }
+      const std::string slurm_log = (fs::path(plans[j.owner].log_dir) / ("slurm-" + j.id + ".out")).string();
+      if (state.is_object() && state.contains("status")) {
+        const std::string s = state["status"].get<std::string>();
+        out.status = s == "done"          ? RowStatus::kDone
+                     : s == "invalid"     ? RowStatus::kInvalid
+                     : s == "eval-failed" ? RowStatus::kEvalFailed
+                                          : RowStatus::kFailed;
+        out.reason = state.value("reason", "");
+        out.seconds = state.value("seconds", 0.0);
+        if (j.state != "COMPLETED" && out.status != RowStatus::kDone) out.reason += " (slurm job " + j.state + ")";
+      } else {
+        out.status = StopRequested() != 0 ? RowStatus::kInterrupted : RowStatus::kFailed;
+        out.reason = "slurm job " + j.id + " ended " + (j.state.empty() ? "?" : j.state) + " without a row state";
+        const std::string tail = LogTail(slurm_log, 3);
+        if (!tail.empty()) out.reason += "; job output ends: " + tail;
+        // The job never recorded its attempt: the submitter does, with the job's output as its log.
+        const AttemptEnd end{
+            .started_at = j.submitted_at, .status = out.status, .reason = out.reason, .client_log = slurm_log};
+        out.attempts.push_back(RecordAttempt(settings.attempts, settings.progress, rows[row], plan, end));
+        WriteRowState(plan, rows[row], out);
+      }
     }
   }
   summary.slurm = true;

@@ -14,6 +14,7 @@
 #include "runner/multinode_row.hpp"
 #include "runner/process_group.hpp"
 #include "runner/progress.hpp"
+#include "runner/row_repeats.hpp"
 #include "runner/stop_signal.hpp"
 
 namespace infermark::runner {
@@ -43,6 +44,26 @@ const char* TargetName(TargetKind kind) {
   return "engine";
 }
 
+// A multi-node row's judged eval folder, stored under the sweep's run as an eval-only row's is
+// (its points were stored as they ended); a failure to store fails the row.
+void StoreMultiNodeEvals(const matrix::MatrixRow& row, const RowPlan& plan, const SweepSettings& settings,
+                         RowOutcome& outcome) {
+  std::error_code ec;
+  if (!settings.store || !fs::exists(plan.eval->dir, ec)) return;
+  RowPlan evals = plan;
+  evals.eval->only = true;
+  std::string why;
+  try {
+    why = settings.store(row, evals, outcome);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!why.empty()) {
+    outcome.status = RowStatus::kFailed;
+    outcome.reason = "storing the evals failed: " + why + (outcome.reason.empty() ? "" : "; " + outcome.reason);
+  }
+}
+
 // A multi-node row: one row state, one summary row per point (one for the row when it failed
 // before any point could run).
 void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const SweepSettings& settings, int index,
@@ -53,6 +74,7 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
     out.row.status = RowStatus::kDone;
     out.row.reason = "eval-only row, eval not run: " + plan.eval->not_run;
     out.row.evals = RecordEvalsNotRun(plan, plan.eval->not_run);
+    StoreMultiNodeEvals(row, plan, settings, out.row);
     WriteRowState(plan, row, out.row);
     if (settings.progress != nullptr) {
       progress.Finish(index, plan.result_filename + ": " + out.row.reason, StatusName(out.row.status), 0, true);
@@ -76,10 +98,19 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
       out.row.evals = RecordEvalsNotRun(plan, "the row failed before its eval: " + out.row.reason);
     }
     ApplyEvalVerdict(out.row);
+    StoreMultiNodeEvals(row, plan, settings, out.row);
   }
   bool any_point = false;
   for (const auto& p : out.points) any_point = any_point || p.outcome.reason != out.row.reason;
-  if (!any_point) out.points.assign(1, MultiNodePointOutcome{plan.result_filename, out.row});
+  if (!any_point || (plan.eval && plan.eval->only)) {
+    // No point ran, or none was due (an eval-only row): the row stands for itself.
+    out.points.assign(1, MultiNodePointOutcome{plan.result_filename, out.row});
+  } else if (plan.eval) {
+    // The evals ran on the deployment after its points: they go with the last in the summary.
+    RowOutcome& last = out.points.back().outcome;
+    last.evals = out.row.evals;
+    ApplyEvalVerdict(last);
+  }
   // One attempt per point, each under its own stem; the row as a whole when no point ran.
   for (const auto& p : out.points) {
     AttemptEnd end{.started_at = started_at,
@@ -126,7 +157,7 @@ bool InvalidForTheHostAlone(const std::string& path) {
   for (const auto& reason : *reasons) {
     if (!reason.is_string()) return false;
     const std::string& text = reason.get_ref<const std::string&>();
-    if (text.rfind("client saturated", 0) != 0 && text.rfind("engine behind its model", 0) != 0) return false;
+    if (text.rfind("host error:", 0) != 0) return false;
   }
   return true;
 }
@@ -188,6 +219,12 @@ void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowO
     Json evals = Json::array();
     for (const auto& e : outcome.evals) evals.push_back(eval::EvalStatusJson(e));
     state["evals"] = evals;
+    // Which server evaluated the row: its own, with the batch's concurrencies, or another row's.
+    Json batch = Json::object();
+    batch["concs"] = plan.eval->RunsHere() ? plan.eval->concs : plan.eval->own_concs;
+    batch["folder"] = plan.eval->dir;
+    batch["server_of"] = plan.eval->RunsHere() ? plan.result_filename : plan.eval->batched_with;
+    state["eval_batch"] = batch;
   }
   state["row"] = row.raw;
   std::error_code ec;
@@ -197,16 +234,9 @@ void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowO
 
 SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConfig& site,
                       const SweepSettings& settings) {
-  std::vector<RowPlan> plans;
-  std::vector<Diagnostic> problems;
-  for (const auto& row : rows) {
-    try {
-      plans.push_back(PlanRow(row, site, settings.plan));
-    } catch (const InputError& e) {
-      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
-    }
-  }
-  if (!problems.empty()) throw InputError(std::move(problems));
+  PlanOptions plan_options = settings.plan;
+  plan_options.host_retries = settings.host_retries;  // a client's repeats are each retried so
+  const std::vector<RowPlan> plans = PlanRows(rows, site, plan_options);
   // A sweep killed with SIGKILL leaves its row's processes running; end them before anything
   // else, so that none writes a result or holds the port while this sweep goes on.
   std::vector<std::string> marks;
@@ -216,7 +246,11 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
   }
   // Processes started in the instant before their group was recorded carry the row's mark.
   KillMarkedProcesses(marks);
-  const RowExecutor run = settings.executor ? settings.executor : RowExecutor(&RunRowLocally);
+  const RowExecutor executor = settings.executor ? settings.executor : RowExecutor(&RunRowLocally);
+  const RowExecutor run = [&](const RowPlan& plan, const RowLimits& limits) {
+    return plan.repeats > 1 && plan.repeat_fresh_server ? RunRowRepeats(plan, limits, executor, settings.host_retries)
+                                                        : executor(plan, limits);
+  };
   SweepSummary summary;
   Progress progress(settings.progress != nullptr ? settings.progress : stderr, static_cast<int>(plans.size()),
                     settings.progress_tty);
@@ -243,9 +277,11 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
     std::vector<results::RowAttempt> attempts;
     double spent_s = 0;  // the wall time of the attempts before the last
     std::string started_at = IsoUtcNow();
-    // An eval row's result is not adopted: its eval needs the server the point ran against.
+    // An eval row's result is not adopted: its eval needs the server the point ran against
+    // (unless another row's batch runs its eval).
+    const bool evaluates = plan.eval && plan.eval->RunsHere();
     const Json adopted =
-        settings.resume && !plan.eval && fs::exists(plan.result_path, ec) ? ReadJson(plan.result_path) : Json();
+        settings.resume && !evaluates && fs::exists(plan.result_path, ec) ? ReadJson(plan.result_path) : Json();
     if (adopted.is_object()) {
       outcome.status = RowStatus::kDone;
       outcome.reason = "result found from an interrupted sweep; stored without re-running";
@@ -280,10 +316,10 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
         outcome = std::move(again);
       }
     }
-    // A point to store, or an eval-only row's eval folders.
+    // A point to store, or an eval-only row's eval folders (none when another row runs its eval).
     const bool has_result = (outcome.status == RowStatus::kDone || outcome.status == RowStatus::kInvalid ||
                              outcome.status == RowStatus::kEvalFailed) &&
-                            (!(plan.eval && plan.eval->only) || fs::exists(plan.eval->dir, ec));
+                            (!(plan.eval && plan.eval->only) || (evaluates && fs::exists(plan.eval->dir, ec)));
     if (has_result && settings.store) {
       std::string why;
       try {
@@ -309,8 +345,11 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
     WriteRowState(plan, rows[i], outcome);
     if (settings.progress != nullptr) {
       std::string label = plan.result_filename;
+      if (const std::string note = EvalBatchNote(plan); !note.empty() && outcome.reason.find(note) == std::string::npos)
+        label += " (" + note + ")";
       if (!outcome.reason.empty() && outcome.status != RowStatus::kDone) label += ": " + outcome.reason;
-      progress.Finish(index, label, StatusName(outcome.status), outcome.seconds, true);
+      progress.Finish(index, label, StatusName(outcome.status), outcome.seconds, true,
+                      Progress::RowHeadline(plan.result_path));
     }
     summary.Add(plan.result_filename, std::move(outcome));
   }

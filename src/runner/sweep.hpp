@@ -34,9 +34,9 @@ struct SweepSettings {
   std::FILE* progress = stderr;  ///< Where progress goes (nullptr: nowhere).
   StoreResult store;             ///< Called for each row with a result; empty: files only.
   RowExecutor executor;          ///< Empty: RunRowLocally.
-  /// Times a row runs again when its point is INVALID only because the host could not keep up
-  /// (every reason is the client's saturation or the built-in engine falling behind its model):
-  /// a measurement the host spoiled is repeated, never judged more leniently. 0: never.
+  /// Times a row runs again when its point is INVALID only because the host moved a headline
+  /// figure beyond the tolerance (every reason is a host error): a measurement the host spoiled is
+  /// repeated, never judged more leniently. 0: never.
   int host_retries = 0;
   /// Where each attempt at a row goes as it ends (runner/attempt_record.hpp); empty: row states only.
   AttemptSink attempts;

@@ -9,8 +9,8 @@
 
 #include "catalog/catalog_loader.hpp"
 #include "core/diagnostic.hpp"
+#include "core/eval_thresholds.hpp"
 #include "core/file_io.hpp"
-#include "eval/thresholds.hpp"
 #include "matrix/generator.hpp"
 #include "runner/cpu_split.hpp"
 #include "runner/process_group.hpp"
@@ -155,7 +155,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   SiteConfig site = LoadSite(o);
   const std::vector<matrix::MatrixRow> rows = SelectRows(o);
   // A thresholds file given by flag is input: a bad one stops the sweep before anything starts.
-  if (!o.plan.eval_thresholds.empty()) eval::LoadThresholds(o.plan.eval_thresholds);
+  if (!o.plan.eval_thresholds.empty()) LoadEvalThresholds(o.plan.eval_thresholds);
   if (rows.empty()) throw InputError(Diagnostic{SourceMark{}, "", "", "the selection holds no rows"});
   if (!o.database.empty()) site.defaults.database = o.database;
   if (o.executor == "slurm" || o.executor == "local") {
@@ -164,6 +164,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
     throw InputError(Diagnostic{SourceMark{}, "", "--executor", "must be local or slurm"});
   }
   PlanOptions plan = o.plan;
+  plan.host_retries = o.host_retries;
   if (site.defaults.pin_cpus && plan.host_cpus.empty()) plan.host_cpus = HostCpus();
   SweepSettings settings;
   settings.plan = plan;
@@ -182,7 +183,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
     settings.attempts = MakeAttemptSink(out.store);
   }
   if (o.dry_run) {
-    for (const auto& row : rows) out.dry_run.push_back(PlanRow(row, site, plan));
+    out.dry_run = PlanRows(rows, site, plan);
     return out;
   }
   // Multi-node rows hold an allocation of their own from here (RunSweep); single-node rows of a
@@ -220,6 +221,7 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
     out.sweep.done += more.done;
     out.sweep.skipped += more.skipped;
     out.sweep.failed += more.failed;
+    out.sweep.eval_failed += more.eval_failed;
     if (more.stop_signal != 0) out.sweep.stop_signal = more.stop_signal;
   }
   if (!o.no_store && out.sweep.stop_signal == 0 && out.sweep.done + out.sweep.skipped > 0) {

@@ -68,7 +68,7 @@ loadgen::BenchConfig ReferenceClient(const std::string& model, int isl, int osl,
   return c;
 }
 
-perfmodel::Trace RecordTrace(const perfmodel::Deployment& deployment, const perfmodel::MeasuredPoint& point) {
+perfmodel::Trace RecordTrace(const perfmodel::Deployment& deployment, const calibration::MeasuredPoint& point) {
   const loadgen::BenchConfig client = ReferenceClient(deployment.model.name, point.isl, point.osl, point.conc,
                                                       point.prompts > 0 ? point.prompts : 10 * point.conc, 0);
   VirtualTargetOptions o;

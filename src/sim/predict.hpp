@@ -4,18 +4,37 @@
 // way.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "calibration/measured_points.hpp"
+#include "calibration/prediction_band.hpp"
 #include "loadgen/bench_config.hpp"
 #include "loadgen/run_benchmark.hpp"
 #include "metrics/benchmark_metrics.hpp"
 #include "perfmodel/deployment.hpp"
-#include "perfmodel/measured_points.hpp"
 #include "perfmodel/scheduler.hpp"
 #include "perfmodel/trace.hpp"
 #include "sim/virtual_target.hpp"
 
 namespace infermark::sim {
+
+/// The model-error bands of a point's figures (sim/prediction_band.hpp), each in its figure's unit.
+struct FigureBands {
+  std::string scope;                      ///< The band group: `framework/vendor`, or `pooled`.
+  std::size_t residuals = 0;              ///< Held-out residuals behind it.
+  calibration::Band tput_per_gpu;         ///< Of PredictedFigures::tput_per_gpu.
+  calibration::Band output_tput_per_gpu;  ///< Of output_tput_per_gpu.
+  calibration::Band input_tput_per_gpu;   ///< Of input_tput_per_gpu.
+  calibration::Band median_intvty;        ///< Of median_intvty.
+  calibration::Band median_ttft;          ///< Of median_ttft.
+  calibration::Band median_tpot;          ///< Of median_tpot.
+  calibration::Band median_e2el;          ///< Of median_e2el.
+  calibration::Band p90_ttft;             ///< Of p90_ttft.
+  calibration::Band p99_ttft;             ///< Of p99_ttft.
+  calibration::Band p90_tpot;             ///< Of p90_tpot.
+  calibration::Band p99_tpot;             ///< Of p99_tpot.
+};
 
 /// InferenceX's processed figures of one point (seconds, tokens/s/GPU, tokens/s/user).
 struct PredictedFigures {
@@ -32,6 +51,8 @@ struct PredictedFigures {
   double p99_tpot = 0;             ///< Seconds.
   std::size_t completed = 0;       ///< Successful requests.
   double duration_s = 0;           ///< The measured window.
+  /// Their p10–p90 model-error bands, when a band applies (AddPredictionBand).
+  std::optional<FigureBands> band;
 };
 
 /// A predicted run.
@@ -57,6 +78,6 @@ loadgen::BenchConfig ReferenceClient(const std::string& model, int isl, int osl,
 
 /// Calibration's trace of a measured point: InferenceX's client for it (the point's prompts, else
 /// 10 × conc; no warm-ups: they leave the engine idle and change no figure) on `deployment`.
-perfmodel::Trace RecordTrace(const perfmodel::Deployment& deployment, const perfmodel::MeasuredPoint& point);
+perfmodel::Trace RecordTrace(const perfmodel::Deployment& deployment, const calibration::MeasuredPoint& point);
 
 }  // namespace infermark::sim

@@ -144,13 +144,7 @@ Evaluation EvaluationFromAppRow(const Json& row, const std::string& path, std::s
   e.origin = kEvalOriginInferenceXApp;
   e.source_path = path;
   e.server = "InferenceX";
-  if (thresholds != nullptr) {
-    if (const auto t = thresholds->For(e.task, e.model_prefix)) {
-      e.threshold = t->value;
-      e.threshold_source = t->source;
-    }
-  }
-  ApplyThreshold(e);
+  ApplyDefaultThreshold(e, thresholds);
   e.raw_json = DumpJson(row, kCanonicalJson);
   e.raw_sha256 = Sha256Hex(e.raw_json);
   return e;

@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <string>
 
+#include "core/eval_thresholds.hpp"
 #include "core/json_text.hpp"
-#include "results/eval_thresholds.hpp"
 #include "results/evaluation.hpp"
 
 namespace infermark::results {

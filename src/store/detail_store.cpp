@@ -1,7 +1,6 @@
 // ResultStore's row attempts, point details and evaluation samples, written once for both stores
 // on their SqlSession: the SQL below runs unchanged on SQLite and PostgreSQL.
 #include <algorithm>
-#include <climits>
 
 #include "core/clock.hpp"
 #include "core/diagnostic.hpp"
@@ -78,13 +77,7 @@ std::string ContainsPattern(const std::string& text) {
 }  // namespace
 
 int DetailsSchemaVersion() {
-  static const int version = [] {
-    const auto& migrations = StoreMigrations();
-    for (std::size_t i = 0; i < migrations.size(); ++i) {
-      if (migrations[i].find("CREATE TABLE row_attempts") != std::string_view::npos) return static_cast<int>(i + 1);
-    }
-    return INT_MAX;
-  }();
+  static const int version = SchemaVersionOf("CREATE TABLE row_attempts");
   return version;
 }
 

@@ -51,9 +51,11 @@ IngestOutcome IngestEvalFolders(ResultStore& store, RunInfo run, const std::vect
   std::vector<Diagnostic> problems;
   for (const std::string& folder : FindEvalFolders(paths)) {
     try {
-      Evaluation e = ReadEvalFolder(folder, thresholds);
-      samples.push_back(ReadEvalSamples(folder, e.metric, e.results_file));
-      evaluations.push_back(std::move(e));
+      std::vector<Evaluation> found = ReadEvalFolder(folder, thresholds);
+      for (Evaluation& e : found) {
+        samples.push_back(ReadEvalSamples(folder, e.metric, e.results_file, found.size() > 1));
+        evaluations.push_back(std::move(e));
+      }
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }

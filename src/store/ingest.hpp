@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "results/eval_thresholds.hpp"
+#include "core/eval_thresholds.hpp"
 #include "results/evaluation.hpp"
 #include "results/result_files.hpp"
 #include "store/result_store.hpp"

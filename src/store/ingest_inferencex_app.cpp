@@ -343,9 +343,11 @@ std::vector<IngestBatch> ReadIngestBatches(const std::vector<std::string>& paths
   if (format == IngestFormat::kAuto || format == IngestFormat::kLmEval) {
     for (const std::string& folder : FindEvalFolders(paths)) {
       try {
-        Evaluation e = ReadEvalFolder(folder, options.eval_thresholds);
-        local.eval_samples.push_back(ReadEvalSamples(folder, e.metric, e.results_file));
-        local.evaluations.push_back(std::move(e));
+        std::vector<Evaluation> found = ReadEvalFolder(folder, options.eval_thresholds);
+        for (Evaluation& e : found) {
+          local.eval_samples.push_back(ReadEvalSamples(folder, e.metric, e.results_file, found.size() > 1));
+          local.evaluations.push_back(std::move(e));
+        }
       } catch (const InputError& e) {
         problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
       }

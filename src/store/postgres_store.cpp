@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <numeric>
 #include <utility>
 #include <variant>
@@ -126,8 +127,12 @@ class PostgresStore final : public ResultStore {
   RunSummary FindRun(const std::string& ref) override { return FindRunIn(ListRuns(), ref, db_.name()); }
 
   std::vector<Point> Points(std::int64_t run_id) override {
-    return Reading(
-        [&] { return ReadPoints(db_.Query(PointQuery("WHERE p.run_id = $1", true), {std::to_string(run_id)})); });
+    return Reading([&] {
+      std::vector<Point> points =
+          ReadPoints(db_.Query(PointQuery("WHERE p.run_id = $1", true), {std::to_string(run_id)}));
+      AttachRepeats(points, run_id);
+      return points;
+    });
   }
 
   std::vector<Point> AllPoints() override {
@@ -136,6 +141,15 @@ class PostgresStore final : public ResultStore {
 
   int SchemaVersion() override {
     return Reading([&] { return ReadPostgresSchemaVersion(db_); });
+  }
+
+  std::vector<std::string> DiffStoredPoint(std::int64_t point_id, const Point& point) override {
+    return Reading([&]() -> std::vector<std::string> {
+      const PointRow expected = MakePointRow(point, point.run_id, schema_version_);
+      const PgResult q = db_.Query(PointColumnsQuery(expected, "$1"), {std::to_string(point_id)});
+      if (q.Rows() == 0) return {"the point is no longer in the store"};
+      return DiffPointRow(PgResult::Row(q, 0), expected);
+    });
   }
 
  protected:
@@ -259,19 +273,59 @@ class PostgresStore final : public ResultStore {
       }
       values += ")";
     }
-    // An unchanged point (same raw result, record, kind and time scale) is left alone and returns no
-    // row; xmax is 0 on a row this statement inserted, not on one it updated.
-    const PgResult written =
-        db_.Query("INSERT INTO points (" + names + ") VALUES " + values +
-                      " ON CONFLICT (run_id, point_key) DO UPDATE SET " + sets +
-                      " WHERE NOT (points.raw_sha256 = EXCLUDED.raw_sha256 AND points.agg_json = EXCLUDED.agg_json AND "
-                      "points.kind = EXCLUDED.kind AND points.time_scale = EXCLUDED.time_scale) RETURNING (xmax = 0)",
-                  params);
+    // An unchanged point (same raw result, record, kind, time scale and receipt) is left alone and
+    // returns no row; xmax is 0 on a row this statement inserted, not on one it updated.
+    const PgResult written = db_.Query(
+        "INSERT INTO points (" + names + ") VALUES " + values + " ON CONFLICT (run_id, point_key) DO UPDATE SET " +
+            sets +
+            " WHERE NOT (points.raw_sha256 = EXCLUDED.raw_sha256 AND points.agg_json = EXCLUDED.agg_json AND "
+            "points.kind = EXCLUDED.kind AND points.time_scale = EXCLUDED.time_scale" +
+            (schema_version_ >= ReceiptsSchemaVersion() ? " AND points.receipt_id = EXCLUDED.receipt_id" : "") +
+            ") RETURNING (xmax = 0), id, point_key",
+        params);
     int added = 0;
     for (int i = 0; i < written.Rows(); ++i) added += written.Text(i, 0) == "t" ? 1 : 0;
+    if (schema_version_ >= RepeatsSchemaVersion()) {
+      // A written point's repeats replace whatever an earlier result under its key had.
+      for (int i = 0; i < written.Rows(); ++i) {
+        const std::string key = written.Text(i, 2);
+        const auto row = std::find_if(batch.begin(), batch.end(), [&](const PointRow* r) { return r->key == key; });
+        if (row != batch.end() && (*row)->repeats != nullptr) StoreRepeats(written.Int(i, 1), *(*row)->repeats);
+      }
+    }
     outcome.added += added;
     outcome.updated += written.Rows() - added;
     outcome.unchanged += static_cast<int>(batch.size()) - written.Rows();
+  }
+
+  void StoreRepeats(std::int64_t point_id, const std::vector<PointRepeat>& repeats) {
+    db_.Query("DELETE FROM point_repeats WHERE point_id = $1", {std::to_string(point_id)});
+    for (const PointRepeat& r : repeats) {
+      const auto columns = MakeRepeatColumns(r, point_id);
+      std::string names, values;
+      std::vector<PgParam> params;
+      for (const auto& [name, value] : columns) {
+        names += (names.empty() ? "" : ", ") + std::string(name);
+        params.push_back(Param(value));
+        values += (values.empty() ? "$" : ", $") + std::to_string(params.size());
+      }
+      db_.Query("INSERT INTO point_repeats (" + names + ") VALUES (" + values + ")", params);
+    }
+  }
+
+  // Each point's repeats, read in one query for the points of run `run_id`.
+  void AttachRepeats(std::vector<Point>& points, std::int64_t run_id) {
+    if (schema_version_ < RepeatsSchemaVersion() || points.empty()) return;
+    std::map<std::int64_t, Point*> by_id;
+    for (Point& p : points) by_id[p.id] = &p;
+    const PgResult q = db_.Query(std::string("SELECT ") + kRepeatSelectList +
+                                     " FROM point_repeats WHERE point_id IN (SELECT id FROM points WHERE run_id = $1) "
+                                     "ORDER BY point_id, repeat_index",
+                                 {std::to_string(run_id)});
+    for (int i = 0; i < q.Rows(); ++i) {
+      const auto it = by_id.find(q.Int(i, 0));
+      if (it != by_id.end()) it->second->repeats.push_back(ReadRepeatRow(PgResult::Row(q, i)));
+    }
   }
 
   // One evaluation: inserted, replaced when its raw text changed, else left alone (no row returned).

@@ -90,6 +90,11 @@ class ResultStore {
   virtual std::vector<Evaluation> Evaluations(const EvaluationQuery& query) = 0;
   /// The schema version of the open store.
   virtual int SchemaVersion() = 0;
+  /// How stored point `point_id` differs from `point` (with its `run_id`) as this store would write
+  /// it now: one line per column whose stored value is not `point`'s, e.g. `tput_per_gpu: stored
+  /// 1300, expected 1234.5` (timestamps aside). Empty when every column agrees; one line when the
+  /// point is gone. What `results verify` compares a point's bundle with.
+  virtual std::vector<std::string> DiffStoredPoint(std::int64_t point_id, const Point& point) = 0;
 
   // Row attempts, point details and evaluation samples: what the dashboard's reliability view and
   // point page read. Written once for both stores (store/detail_store.cpp) on Session(). A store

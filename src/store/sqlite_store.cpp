@@ -121,7 +121,9 @@ class SqliteStore final : public ResultStore {
   std::vector<Point> Points(std::int64_t run_id) override {
     SqliteStatement q(db_, PointQuery("WHERE p.run_id = ?1", true));
     q.Bind(1, run_id);
-    return ReadPoints(q);
+    std::vector<Point> points = ReadPoints(q);
+    AttachRepeats(points, "WHERE p.run_id = ?1", run_id);
+    return points;
   }
 
   std::vector<Point> AllPoints() override {
@@ -130,6 +132,14 @@ class SqliteStore final : public ResultStore {
   }
 
   int SchemaVersion() override { return ReadSchemaVersion(db_); }
+
+  std::vector<std::string> DiffStoredPoint(std::int64_t point_id, const Point& point) override {
+    const PointRow expected = MakePointRow(point, point.run_id, schema_version_);
+    SqliteStatement q(db_, PointColumnsQuery(expected, "?1"));
+    q.Bind(1, point_id);
+    if (!q.Step()) return {"the point is no longer in the store"};
+    return DiffPointRow(q, expected);
+  }
 
  protected:
   SqlSession& Session() override { return *session_; }
@@ -172,15 +182,18 @@ class SqliteStore final : public ResultStore {
 
   void StorePoint(IngestOutcome& outcome, const Point& point) {
     PointRow row = MakePointRow(point, outcome.run_id, schema_version_);
+    // A point stored again from a bundle (or no longer from one) records its receipt.
+    const bool receipts = schema_version_ >= ReceiptsSchemaVersion();
     SqliteStatement& existing =
-        Cached("SELECT id, raw_sha256, agg_json, kind, time_scale FROM points WHERE run_id = ?1 AND point_key = ?2");
+        Cached(std::string("SELECT id, raw_sha256, agg_json, kind, time_scale, ") + (receipts ? "receipt_id" : "''") +
+               " FROM points WHERE run_id = ?1 AND point_key = ?2");
     existing.Bind(1, outcome.run_id).Bind(2, row.key);
     std::int64_t id = 0;
     if (existing.Step()) {
       id = existing.Int(0);
       if (existing.Text(1) == row.sha256 && existing.Text(2) == row.agg &&
           existing.Text(3) == PointKindName(point.provenance.kind) &&
-          existing.Double(4) == point.provenance.time_scale) {
+          existing.Double(4) == point.provenance.time_scale && (!receipts || existing.Text(5) == point.receipt_id)) {
         ++outcome.unchanged;
         return;
       }
@@ -188,6 +201,37 @@ class SqliteStore final : public ResultStore {
     std::vector<std::pair<const char*, StoreValue>>& columns = row.columns;
     columns.emplace_back(id == 0 ? "ingested_at" : "updated_at", IsoUtcNow());
     WriteRow("points", id, columns, outcome);
+    if (schema_version_ < RepeatsSchemaVersion()) return;
+    if (id == 0) {
+      SqliteStatement& inserted = Cached("SELECT id FROM points WHERE run_id = ?1 AND point_key = ?2");
+      inserted.Bind(1, outcome.run_id).Bind(2, row.key);
+      if (inserted.Step()) id = inserted.Int(0);
+    }
+    StoreRepeats(id, point.repeats);
+  }
+
+  // A point's repeats replace whatever an earlier result under its key had.
+  void StoreRepeats(std::int64_t point_id, const std::vector<PointRepeat>& repeats) {
+    SqliteStatement& clear = Cached("DELETE FROM point_repeats WHERE point_id = ?1");
+    clear.Bind(1, point_id);
+    clear.Step();
+    IngestOutcome ignored;
+    for (const PointRepeat& r : repeats) WriteRow("point_repeats", 0, MakeRepeatColumns(r, point_id), ignored);
+  }
+
+  // Each point's repeats, read in one query over `where` (a condition on `p`, the points table).
+  void AttachRepeats(std::vector<Point>& points, const std::string& where, std::int64_t run_id) {
+    if (schema_version_ < RepeatsSchemaVersion() || points.empty()) return;
+    std::map<std::int64_t, Point*> by_id;
+    for (Point& p : points) by_id[p.id] = &p;
+    SqliteStatement q(db_, std::string("SELECT ") + kRepeatSelectList +
+                               " FROM point_repeats WHERE point_id IN (SELECT p.id FROM points p " + where +
+                               ") ORDER BY point_id, repeat_index");
+    q.Bind(1, run_id);
+    while (q.Step()) {
+      const auto it = by_id.find(q.Int(0));
+      if (it != by_id.end()) it->second->repeats.push_back(ReadRepeatRow(q));
+    }
   }
 
   // Inserts `columns` into `table` (id 0) or updates row `id` there, and counts it in `outcome`.

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <optional>
 #include <tuple>
@@ -13,6 +14,9 @@
 #include "power/power_fields.hpp"
 #include "results/agentic_record.hpp"
 #include "results/multinode_fields.hpp"
+#include "results/prediction_band_fields.hpp"
+#include "results/repeat_record.hpp"
+#include "store/store_schema.hpp"
 
 // GCC 12 warns that a NULL (std::monostate) StoreValue moved inside the column vector "may be used
 // uninitialized": a known false positive on std::variant.
@@ -26,6 +30,27 @@ namespace {
 double Number(const Json& agg, const char* field) {
   const auto it = agg.find(field);
   return it != agg.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// The schema version whose migration added the prediction-band columns, found in the migration
+// list rather than written here (migrations of parallel work are ordered when merged).
+int BandSchemaVersion() {
+  static const int version = SchemaVersionOf("ADD COLUMN band_scope");
+  return version;
+}
+
+// The prediction-band columns for `agg` (as measured, like the other hot columns): NULL and ''
+// for a record without bands.
+void AddBandColumns(const Json& agg, std::vector<std::pair<const char*, StoreValue>>& columns) {
+  const BandFields f = BandFieldsOf(agg);
+  columns.emplace_back("band_scope", f.scope);
+  const auto band = [&](const char* low, const char* high, const std::optional<FigureBand>& b) {
+    columns.emplace_back(low, b ? StoreValue(b->band_p10) : StoreValue());
+    columns.emplace_back(high, b ? StoreValue(b->band_p90) : StoreValue());
+  };
+  band("tput_per_gpu_band_p10", "tput_per_gpu_band_p90", f.tput_per_gpu);
+  band("median_intvty_band_p10", "median_intvty_band_p90", f.median_intvty);
+  band("median_e2el_band_p10", "median_e2el_band_p90", f.median_e2el);
 }
 
 // Migration 6's columns for `agg`: NULL for a single-node record; for a multi-node one what the
@@ -208,7 +233,19 @@ PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_versio
   }
   if (schema_version >= 6) AddMultiNodeColumns(point.agg, columns);
   if (schema_version >= 7) columns.emplace_back("power_invalid_reasons", JoinReasons(v.power_invalid_reasons));
+  if (schema_version >= 9)
+    columns.emplace_back("host_error", v.host_error.is_object() ? v.host_error.dump() : std::string());
+  if (schema_version >= RepeatsSchemaVersion()) {
+    columns.emplace_back("repeats", std::int64_t{RepeatCount(point.agg)});
+    const auto block = point.agg.find("repeats");
+    columns.emplace_back("repeat_server", block != point.agg.end() && block->is_object()
+                                              ? block->value("server", std::string())
+                                              : std::string());
+  }
+  if (schema_version >= BandSchemaVersion()) AddBandColumns(point.agg, columns);
+  if (schema_version >= ReceiptsSchemaVersion()) columns.emplace_back("receipt_id", point.receipt_id);
   row.columns = std::move(columns);
+  row.repeats = &point.repeats;
   return row;
 }
 
@@ -217,7 +254,40 @@ std::string PointSelectList(int schema_version, bool raw) {
   if (!raw) columns.replace(columns.find("p.raw_json"), std::string("p.raw_json").size(), "''");
   return columns + (schema_version >= 3 ? ", p.git_commit" : ", ''") +
          (schema_version >= 4 ? ", p.scenario_type, p.kv_offloading, p.kv_offload_backend" : ", '', '', ''") +
-         (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id";
+         (schema_version >= 7 ? ", p.power_invalid_reasons" : ", ''") + ", p.run_id" +
+         (schema_version >= 9 ? ", p.host_error" : ", ''") +
+         (schema_version >= ReceiptsSchemaVersion() ? ", p.receipt_id" : ", ''");
+}
+
+std::vector<std::pair<const char*, StoreValue>> MakeRepeatColumns(const PointRepeat& repeat, std::int64_t point_id) {
+  return {{"point_id", point_id},
+          {"repeat_index", std::int64_t{repeat.index}},
+          {"verdict", repeat.verdict},
+          {"started_at", repeat.started_at},
+          {"ended_at", repeat.ended_at},
+          {"source_path", repeat.source_path},
+          {"raw_sha256", repeat.raw_sha256.empty() ? Sha256Hex(repeat.raw_json) : repeat.raw_sha256},
+          {"raw_json", repeat.raw_json},
+          {"agg_json", DumpJson(repeat.agg, kCompactJson)}};
+}
+
+std::string PointColumnsQuery(const PointRow& expected, const std::string& id_param) {
+  std::string names;
+  for (const auto& [name, value] : expected.columns) names += (names.empty() ? "" : ", ") + std::string(name);
+  return "SELECT " + names + " FROM points WHERE id = " + id_param;
+}
+
+std::string ShowStoreValue(const StoreValue& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&value)) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, *d).ptr;
+    return std::string(text, end);
+  }
+  if (const auto* t = std::get_if<std::string>(&value)) {
+    return "'" + (t->size() > 60 ? t->substr(0, 57) + "..." : *t) + "'";
+  }
+  return "NULL";
 }
 
 std::string JoinReasons(const std::vector<std::string>& reasons) {

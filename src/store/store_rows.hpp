@@ -23,6 +23,7 @@ struct PointRow {
   std::string sha256;  ///< SHA-256 of the raw result (given, or computed from raw_json).
   std::string agg;     ///< The processed record, compact JSON (`agg_json`).
   std::vector<std::pair<const char*, StoreValue>> columns;  ///< Every column but the timestamps, in order.
+  const std::vector<PointRepeat>* repeats = nullptr;        ///< The point's repeats (point_repeats rows).
 };
 
 /// The row of `point` in run `run_id` for a store at `schema_version` (older stores lack newer
@@ -30,8 +31,30 @@ struct PointRow {
 PointRow MakePointRow(const Point& point, std::int64_t run_id, int schema_version);
 
 /// The select list a point is read from (`p` is points, `r` runs), newest columns included when
-/// the store has them and `p.run_id` last; `raw` false selects '' for raw_json.
+/// the store has them, then `p.run_id`, `p.host_error` and `p.receipt_id`; `raw` false selects '' for raw_json.
 std::string PointSelectList(int schema_version, bool raw);
+
+/// The columns of repeat `repeat` of point `point_id` as one point_repeats row.
+std::vector<std::pair<const char*, StoreValue>> MakeRepeatColumns(const PointRepeat& repeat, std::int64_t point_id);
+
+/// The select list a repeat is read from (point_repeats' columns, `point_id` first).
+inline constexpr const char* kRepeatSelectList =
+    "point_id, repeat_index, verdict, started_at, ended_at, source_path, raw_sha256, raw_json, agg_json";
+
+/// A repeat from a row of a kRepeatSelectList query (its point id is the row's first column).
+template <typename Row>
+PointRepeat ReadRepeatRow(const Row& q) {
+  PointRepeat r;
+  r.index = static_cast<int>(q.Int(1));
+  r.verdict = q.Text(2);
+  r.started_at = q.Text(3);
+  r.ended_at = q.Text(4);
+  r.source_path = q.Text(5);
+  r.raw_sha256 = q.Text(6);
+  r.raw_json = q.Text(7);
+  r.agg = Json::parse(q.Text(8), nullptr, false);
+  return r;
+}
 
 /// Reasons as one stored text, `; `-separated (as the verdict line joins them).
 std::string JoinReasons(const std::vector<std::string>& reasons);
@@ -96,7 +119,46 @@ Point ReadPointRow(const Row& q, int schema_version, PointRecordText* deferred =
   }
   v.power_invalid_reasons = SplitReasons(q.Text(33));
   p.run_id = q.Int(34);
+  if (std::string host_error = q.Text(35); !host_error.empty()) {
+    v.host_error = Json::parse(host_error, nullptr, false);
+    if (!v.host_error.is_object()) v.host_error = Json();
+  }
+  p.receipt_id = q.Text(36);
   return p;
+}
+
+/// `SELECT <expected's columns> FROM points WHERE id = <id_param>`: a stored point read back column
+/// by column, for DiffPointRow.
+std::string PointColumnsQuery(const PointRow& expected, const std::string& id_param);
+
+/// A stored value for messages: text cut to 60 characters, NULL as `NULL`.
+std::string ShowStoreValue(const StoreValue& value);
+
+/// One line per column of `expected` whose value in `stored` (a row of PointColumnsQuery, with
+/// Text, Int, Double and IsNull) differs: `name: stored X, expected Y`. Numbers compare exactly: a
+/// store keeps the double it was given.
+template <typename Row>
+std::vector<std::string> DiffPointRow(const Row& stored, const PointRow& expected) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < expected.columns.size(); ++i) {
+    const int c = static_cast<int>(i);
+    const StoreValue& want = expected.columns[i].second;
+    StoreValue have;
+    if (!stored.IsNull(c)) {
+      if (std::holds_alternative<std::int64_t>(want)) {
+        have = stored.Int(c);
+      } else if (std::holds_alternative<double>(want)) {
+        have = stored.Double(c);
+      } else {
+        have = stored.Text(c);
+      }
+    }
+    if (have != want) {
+      lines.push_back(std::string(expected.columns[i].first) + ": stored " + ShowStoreValue(have) + ", expected " +
+                      ShowStoreValue(want));
+    }
+  }
+  return lines;
 }
 
 /// Parses `texts[i]` into `points[i]`'s record and matrix row, on the threads of the budget

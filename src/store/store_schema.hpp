@@ -15,6 +15,19 @@ class PgConnection;
 /// The migrations in order; element i brings a store to version i + 1.
 const std::vector<std::string_view>& StoreMigrations();
 
+/// The schema version whose migration's text holds `marker` (features append their migrations
+/// apart, so a feature finds its version from the list, not from a number written down); one past
+/// the newest when no migration holds it.
+int SchemaVersionOf(std::string_view marker);
+
+/// The first schema version with repeats (points' `repeats` and `repeat_server`, the point_repeats
+/// table): the position of the migration that creates point_repeats, wherever the list puts it.
+int RepeatsSchemaVersion();
+
+/// The first schema version with points' receipt ids (measurement receipts): the position of the
+/// migration that adds `receipt_id`, wherever the list puts it (features append migrations apart).
+int ReceiptsSchemaVersion();
+
 /// Migrates the store open on `db` to `target` (0: the newest), each step in its own transaction.
 /// Throws InputError when the store is newer than this build or is some other database.
 void MigrateStore(SqliteDb& db, int target);

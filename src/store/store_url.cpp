@@ -38,6 +38,16 @@ std::unique_ptr<ResultStore> OpenStoreUrl(const std::string& url, const StoreOpt
   return OpenStore(parsed.location, options);
 }
 
+std::unique_ptr<ResultStore> OpenExistingStoreUrl(const std::string& url) {
+  if (!StoreUrlExists(url)) {
+    throw InputError(Diagnostic{{DisplayStoreUrl(url), 0, 0},
+                                "",
+                                "",
+                                "no results store here (store results with `infermark results ingest`, or pass --db)"});
+  }
+  return OpenStoreUrl(url);
+}
+
 bool StoreUrlExists(const std::string& url) {
   const StoreUrl parsed = ParseStoreUrl(url);
   if (parsed.kind == StoreKind::kPostgres) {

@@ -35,6 +35,11 @@ std::unique_ptr<ResultStore> OpenStoreUrl(const std::string& url, const StoreOpt
 /// PostgreSQL server cannot be reached.
 bool StoreUrlExists(const std::string& url);
 
+/// Opens the store `url` names for commands that only read or check it (list, show, compare,
+/// verify, gate…), so that none creates a store by accident: throws InputError naming the URL when
+/// StoreUrlExists is false.
+std::unique_ptr<ResultStore> OpenExistingStoreUrl(const std::string& url);
+
 /// `url` with a relative SQLite path resolved against `base_dir` (a site file's folder); other
 /// URLs unchanged.
 std::string ResolveStoreUrl(const std::string& url, const std::string& base_dir);

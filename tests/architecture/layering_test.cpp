@@ -90,10 +90,13 @@ const Graph& Allowed() {
       {"tokenizer", {"core"}},
       {"http", {"core"}},
       {"metrics", {"core"}},
-      {"gpu", {"core"}},               // telemetry through NVML loaded at run time: no build dependency on a driver
-      {"perfmodel", {"core"}},         // no I/O beyond data files: never http, loadgen, engine or sim
-      {"power", {"core"}},             // telemetry files in, energy figures out: no store, no report
-      {"results", {"power", "core"}},  // processed records and points carry their power figures
+      {"gpu", {"core"}},        // telemetry through NVML loaded at run time: no build dependency on a driver
+      {"perfmodel", {"core"}},  // no I/O beyond data files: never http, loadgen, engine or sim
+      {"calibration", {"perfmodel", "core"}},  // fits the model to measurements; the model never needs it
+      {"power", {"core"}},                     // telemetry files in, energy figures out: no store, no report
+      // processed records and points carry their power figures, and a repeated point the layout of
+      // its result files (metrics/repeat_result.hpp)
+      {"results", {"metrics", "power", "core"}},
       {"store", {"results", "power", "core"}},            // keeps points; never draws them
       {"report", {"store", "results", "power", "core"}},  // reads the store; nothing below reads a report
       {"dashboard", {"report", "store", "results", "power", "http", "core"}},  // read-only server over the store
@@ -101,11 +104,11 @@ const Graph& Allowed() {
       {"agentic", {"loadgen", "metrics", "http", "tokenizer", "core"}},  // a client: never perfmodel, engine or sim
       {"eval", {"loadgen", "metrics", "http", "core"}},  // a client that scores answers: never perfmodel, engine or sim
       {"engine", {"perfmodel", "http", "tokenizer", "core"}},
-      {"sim", {"agentic", "loadgen", "perfmodel", "metrics", "core"}},
+      {"sim", {"agentic", "loadgen", "calibration", "perfmodel", "metrics", "core"}},  // records calibration's traces
       // eval: a row's accuracy eval runs in process against the row's server, as its clients do
       {"runner",
-       {"agentic", "eval", "sim", "gpu", "loadgen", "report", "store", "results", "power", "matrix", "perfmodel",
-        "metrics", "http", "catalog", "core"}},
+       {"agentic", "eval", "sim", "gpu", "loadgen", "report", "store", "results", "power", "matrix", "calibration",
+        "perfmodel", "metrics", "http", "catalog", "core"}},
   };
   return g;
 }

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "core/file_io.hpp"
 #include "core/json_text.hpp"
@@ -44,8 +46,15 @@ class ChangelogRepo : public ::testing::Test {
     Git({"commit", "-qm", message});
   }
   ProcessResult Run(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"changelog", "--base-ref", "HEAD~1", "--head-ref", "HEAD", "--config-files",
-                                     "configs/amd-master.yaml", "--runner-config", "configs/runners.yaml"};
+    std::vector<std::string> args = {"changelog",
+                                     "--base-ref",
+                                     "HEAD~1",
+                                     "--head-ref",
+                                     "HEAD",
+                                     "--config-files",
+                                     "configs/amd-master.yaml",
+                                     "--runner-config",
+                                     "configs/runners.yaml"};
     args.insert(args.end(), extra.begin(), extra.end());
     return test::RunInfermark(args, dir_.string());
   }
@@ -102,6 +111,42 @@ TEST_F(ChangelogRepo, TrimConcKeepsTheSmallestPointOfEachCurve) {
   const Json doc = Json::parse(r.out);
   ASSERT_EQ(doc["single_node"]["8k1k"].size(), 2u);  // TP2 and TP4 curves
   for (const auto& row : doc["single_node"]["8k1k"]) EXPECT_EQ(row["conc"], 1);
+}
+
+TEST_F(ChangelogRepo, GithubOutputsSplitTheRowsForAWorkflow) {
+  Append(Entry("minimaxm3-fp4-mi355x-vllm*"));
+  Commit("head");
+  const auto doc_run = Run({"--trim-conc"});
+  ASSERT_EQ(doc_run.exit_code, 0) << doc_run.err;
+  const Json doc = Json::parse(doc_run.out);
+  const auto r = Run({"--trim-conc", "--format", "github-outputs"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> outputs;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    outputs[line.substr(0, line.find('='))] = line.substr(line.find('=') + 1);
+  ASSERT_EQ(outputs.size(), 4u) << r.out;
+  const Json single = Json::parse(outputs["single-node"])["include"];
+  const Json multi = Json::parse(outputs["multi-node"])["include"];
+  // Every bucket's rows, single-node throughput rows then eval rows, multi-node apart.
+  std::size_t want_single = doc["evals"].size();
+  for (const auto& [bucket, rows] : doc["single_node"].items()) want_single += rows.size();
+  std::size_t want_multi = doc["multinode_evals"].size();
+  for (const auto& [bucket, rows] : doc["multi_node"].items()) want_multi += rows.size();
+  EXPECT_EQ(single.size(), want_single);
+  EXPECT_EQ(multi.size(), want_multi);
+  EXPECT_GT(multi.size(), 0u);
+  EXPECT_EQ(outputs["single-node-jobs"], std::to_string(want_single));
+  EXPECT_EQ(outputs["multi-node-jobs"], std::to_string(want_multi));
+  EXPECT_EQ(single[0], doc["single_node"]["8k1k"][0]);
+  for (const auto& row : multi) EXPECT_TRUE(row.contains("prefill") && row.contains("decode"));
+  // Shards split the rows; the JSON document is one and is not split.
+  const auto half = Run({"--trim-conc", "--format", "github-outputs", "--shard", "1/2"});
+  ASSERT_EQ(half.exit_code, 0) << half.err;
+  EXPECT_NE(half.out, r.out);
+  const auto bad = Run({"--shard", "1/2"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("splits the github-outputs format only"), std::string::npos) << bad.err;
 }
 
 TEST_F(ChangelogRepo, EvalsOnlyEntriesRunNoThroughput) {

@@ -138,6 +138,48 @@ TEST_P(ApiTest, PointsCarryDerivedFiguresAndProvenance) {
   }
 }
 
+// A point measured several times carries each figure's repeats and its median's interval (the
+// error bars), a point measured once none; a series whose points all were has a band around its
+// frontier (the repeats' own frontiers read at each frontier point).
+TEST_P(ApiTest, RepeatedPointsCarryIntervalsAndTheirFrontierABand) {
+  const Json body = Get("/api/v1/points", "hardware=mi355x&run=nightly-2&isl=1024");
+  ASSERT_EQ(body["count"], 4);
+  for (const Json& p : body["points"]) {
+    EXPECT_EQ(p["repeats"], 3);
+    EXPECT_EQ(p["repeat_server"], "same");
+    const Json& tput = p["intervals"]["tput_per_gpu"];
+    const double median = p["tput_per_gpu"].get<double>();
+    EXPECT_NEAR(tput["median"].get<double>(), median, 1e-9);
+    EXPECT_NEAR(tput["low"].get<double>(), median * 0.99, 1e-9);  // three repeats: [min, max]
+    EXPECT_NEAR(tput["high"].get<double>(), median * 1.01, 1e-9);
+    EXPECT_EQ(tput["confidence"], 0.75);
+    EXPECT_EQ(tput["values"].size(), 3u);
+    EXPECT_NEAR(p["intervals"]["interactivity"]["high"].get<double>(), p["interactivity"].get<double>() * 1.01, 1e-9);
+  }
+  const Json once = Get("/api/v1/points", "hardware=b200&run=nightly-2");
+  for (const Json& p : once["points"]) {
+    EXPECT_EQ(p["repeats"], 1);
+    EXPECT_EQ(p["intervals"], nullptr);
+  }
+  const Json frontier = Get("/api/v1/frontier", "run=nightly-2&sequence=1k/1k");
+  bool banded = false;
+  for (const Json& series : frontier["series"]) {
+    for (const Json& f : series["points"]) {
+      if (series["series"] == "mi355x · vllm · fp4") {
+        ASSERT_TRUE(f["band"].is_object()) << f.dump();
+        // At the frontier's ends some repeats' frontiers stop short: the band is what reaches.
+        EXPECT_LE(f["band"]["low"].get<double>(), f["y"].get<double>() * (1 + 1e-12));
+        EXPECT_GE(f["band"]["high"].get<double>(), f["y"].get<double>() * (1 - 1e-12));
+        EXPECT_LT(f["band"]["low"].get<double>(), f["band"]["high"].get<double>());
+        banded = true;
+      } else {
+        EXPECT_EQ(f["band"], nullptr);  // b200: measured once
+      }
+    }
+  }
+  EXPECT_TRUE(banded);
+}
+
 TEST_P(ApiTest, EvaluationsFilterAndLinkToThePointsOfTheirConfiguration) {
   const Json all = Get("/api/v1/evaluations");
   ASSERT_EQ(all["count"], 2);
@@ -327,21 +369,36 @@ TEST_P(ApiTest, HistoryFlagsTheSlowerNightAsARegression) {
   // The half-speed conc 8 point of night 1 is off its frontier, so night 2 reads 0.8x of night 1.
   EXPECT_NEAR(mi["dates"][1]["change_pct"].get<double>(), -20, 1e-6);
   EXPECT_EQ(mi["dates"][1]["regression"], true);
+  // Night 2's points were repeated: its value's interval, and the test that flagged it (night 1's
+  // dominated conc 8 point was measured once, so night 1's value has no repeats of its own).
+  EXPECT_EQ(mi["dates"][1]["repeats"], 3);
+  EXPECT_LT(mi["dates"][1]["y_low"].get<double>(), mi["dates"][1]["y"].get<double>());
+  EXPECT_EQ(mi["dates"][1]["test"], "prediction-log");
+  EXPECT_EQ(mi["dates"][1]["status"], "regression");
   EXPECT_NEAR(b200["dates"][1]["change_pct"].get<double>(), 0, 1e-9);
   EXPECT_EQ(b200["dates"][1]["regression"], false);
+  EXPECT_EQ(b200["dates"][1]["status"], "unchanged");  // no noise estimate, but below the minimum effect
 }
 
 TEST_P(ApiTest, CompareGivesResultsCompareRows) {
   const Json body = Get("/api/v1/compare", "base=nightly-1&head=2");
   EXPECT_EQ(body["base"]["key"], "nightly-1");
   EXPECT_EQ(body["head"]["key"], "nightly-2");
-  EXPECT_EQ(body["threshold_pct"], 5.0);
+  EXPECT_EQ(body["min_effect_pct"], 5.0);
+  EXPECT_EQ(body["alpha"], 0.05);
   bool found = false;
   for (const Json& row : body["rows"]) {
     const std::string key = row["key"];
     if (row["metric"] == "tput_per_gpu" && key.find("mi355x") != std::string::npos) {
       EXPECT_NEAR(row["change_pct"].get<double>(), -20, 1e-6) << key;
       EXPECT_EQ(row["regression"], true);
+      // The evidence: Welch's test on the three repeats of each side.
+      EXPECT_EQ(row["status"], "regression");
+      EXPECT_EQ(row["test"], "welch-log");
+      EXPECT_LT(row["p_value"].get<double>(), 0.001);
+      EXPECT_EQ(row["base_repeats"], 3);
+      EXPECT_EQ(row["head_repeats"], 3);
+      EXPECT_LT(row["change_high_pct"].get<double>(), -5);
       found = true;
     }
   }

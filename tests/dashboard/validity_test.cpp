@@ -144,13 +144,17 @@ TEST_P(ValidityTest, ValidFilterLeavesOutOrKeepsOnlyInvalidPoints) {
   EXPECT_EQ(Json::parse(twice.body)["error"]["field"], "valid");
   const ApiReply bad = HandleApi(snapshot_, ApiSources{}, "/api/v1/points", "valid=maybe");
   EXPECT_EQ(bad.status, 400);
-  // The CSV export says the same, in its last columns.
+  // The CSV export says the same, before the host error's columns (none here) and the repeats' (a
+  // point measured once: 1, no intervals).
   const ApiReply csv = HandleApi(snapshot_, ApiSources{}, "/api/v1/export.csv", "run=night-2&valid=false");
   ASSERT_EQ(csv.status, 200);
-  EXPECT_NE(csv.body.find(",valid,verdict,invalid_reasons,power_valid,power_invalid_reasons\n"), std::string::npos);
+  EXPECT_NE(csv.body.find(",valid,verdict,invalid_reasons,power_valid,power_invalid_reasons,host_error_kind,"),
+            std::string::npos);
+  EXPECT_NE(csv.body.find(",host_error_marks,repeats,"), std::string::npos);
   // The reasons hold a comma: the cell is quoted (RFC 4180).
-  EXPECT_NE(csv.body.find(std::string(",false,INVALID,\"") + kReasonLag + "; " + kReasonSlip + "\",false,\n"),
-            std::string::npos)
+  EXPECT_NE(
+      csv.body.find(std::string(",false,INVALID,\"") + kReasonLag + "; " + kReasonSlip + "\",false,,,,,,1,,,,,\n"),
+      std::string::npos)
       << csv.body;
 }
 

@@ -99,14 +99,9 @@ TEST(DisaggAgreement, RealTimeOnePrefillOneDecodeMatchesThePrediction) {
                                    dir.string(),
                                    "--result-filename",
                                    name,
-                                   "--max-loop-lag-ms",
-                                   "1000",
-                                   "--max-send-lag-ms",
-                                   "1000",
-                                   "--max-engine-lateness-ms",
-                                   "1000",
-                                   "--max-engine-slip-percent",
-                                   "100"});
+                                   // the agreement (power) is the point here, not the verdict on a shared machine
+                                   "--max-host-error-percent",
+                                   "1000"});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const auto real = nlohmann::json::parse(ReadFile((dir / name).string()));
     ASSERT_EQ(real["completed"], prompts) << real.dump();

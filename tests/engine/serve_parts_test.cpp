@@ -152,7 +152,7 @@ TEST(EmissionLog, PairsSendsWithTheWritesThatCarriedThem) {
   const std::string path = ::testing::TempDir() + "/emission_unit_" + std::to_string(getpid()) + ".jsonl";
   {
     auto log = std::make_shared<EmissionLog>(path);
-    EmissionTrack track(log, "cmpl-1");
+    EmissionTrack track(log, "cmpl-1", 40);
     track.Sent(1, 100);
     track.Sent(2, 200);
     track.Written(1, 1000);
@@ -166,9 +166,9 @@ TEST(EmissionLog, PairsSendsWithTheWritesThatCarriedThem) {
   std::stringstream all;
   all << in.rdbuf();
   EXPECT_EQ(all.str(),
-            "{\"request\":\"cmpl-1\",\"event\":0,\"send_ns\":1000,\"tokens\":1,\"model_ns\":100}\n"
-            "{\"request\":\"cmpl-1\",\"event\":1,\"send_ns\":2000,\"tokens\":2,\"model_ns\":200}\n"
-            "{\"request\":\"cmpl-1\",\"event\":2,\"send_ns\":2000,\"tokens\":0,\"model_ns\":-1}\n");
+            "{\"request\":\"cmpl-1\",\"event\":0,\"send_ns\":1000,\"tokens\":1,\"model_ns\":100,\"arrival_ns\":40}\n"
+            "{\"request\":\"cmpl-1\",\"event\":1,\"send_ns\":2000,\"tokens\":2,\"model_ns\":200,\"arrival_ns\":40}\n"
+            "{\"request\":\"cmpl-1\",\"event\":2,\"send_ns\":2000,\"tokens\":0,\"model_ns\":-1,\"arrival_ns\":40}\n");
   std::remove(path.c_str());
 }
 

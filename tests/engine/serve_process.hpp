@@ -80,6 +80,8 @@ class ServeProcess {
 
   /// The port it listens on.
   std::uint16_t port() const { return port_; }
+  /// Its process id.
+  pid_t pid() const { return pid_; }
 
   /// Sends SIGTERM and returns the exit status (128 + signal when killed; -1 after two minutes).
   int Terminate() {

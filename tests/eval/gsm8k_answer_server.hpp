@@ -22,6 +22,7 @@ struct AnswerServerOptions {
   int wrong_every = 0;          ///< Every n-th distinct question (by test order) is answered wrongly (0: never).
   int fail_first_attempts = 0;  ///< Each question's first n requests get HTTP 500 (retries then succeed).
   bool always_fail = false;     ///< Every request gets HTTP 500.
+  int fail_after_requests = 0;  ///< Requests after the first n get HTTP 500 (0: never): a later eval fails.
   std::size_t threads = 1;      ///< Server event loops.
 };
 
@@ -93,7 +94,7 @@ class Gsm8kAnswerServer {
   }
 
   void Handle(http::Request& request, http::Responder responder, bool chat) {
-    requests_.fetch_add(1);
+    const int seen = requests_.fetch_add(1) + 1;
     const auto body = nlohmann::json::parse(request.body, nullptr, false);
     const std::string question = body.is_discarded() ? std::string() : Question(body, chat);
     int attempt = 0;
@@ -102,7 +103,8 @@ class Gsm8kAnswerServer {
       bodies_.push_back(request.body);
       attempt = ++attempts_[question];
     }
-    if (options_.always_fail || attempt <= options_.fail_first_attempts) {
+    if (options_.always_fail || attempt <= options_.fail_first_attempts ||
+        (options_.fail_after_requests > 0 && seen > options_.fail_after_requests)) {
       responder.Respond(500, "application/json", R"({"error":"scripted failure"})");
       return;
     }

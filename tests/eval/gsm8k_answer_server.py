@@ -9,10 +9,12 @@ random prompt) is answered with filler text and a usage block claiming max_token
 Answers stream as server-sent events when the request asks for a stream.
 
   gsm8k_answer_server.py --port N --data data/evals/gsm8k/test.jsonl [--wrong | --wrong-every N]
-                         [--delay S] [--fail-questions]
+                         [--delay S] [--fail-questions | --fail-questions-after N]
 
 --delay holds each answer S seconds; the first GSM8K answer is announced on stdout;
---fail-questions answers every GSM8K question with HTTP 500 (throughput requests still succeed).
+--fail-questions answers every GSM8K question with HTTP 500 (throughput requests still succeed);
+--fail-questions-after N answers the first N GSM8K requests and every later one with HTTP 500
+(the second eval of a batch against this server fails).
 """
 
 import argparse
@@ -77,6 +79,8 @@ class Handler(BaseHTTPRequestHandler):
     answers = {}
     delay = 0.0
     fail_questions = False
+    fail_questions_after = 0
+    questions = 0
     announced = False
     counter = 0
     lock = threading.Lock()
@@ -112,7 +116,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(400, "application/json", b'{"error":"not JSON"}')
             return
         question = question_of(body, chat)
-        if question is not None and self.fail_questions:
+        late = False
+        if question is not None and self.fail_questions_after > 0:
+            with self.lock:
+                Handler.questions += 1
+                late = Handler.questions > self.fail_questions_after
+        if question is not None and (self.fail_questions or late):
             self.send_body(500, "application/json", b'{"error":"scripted failure"}')
             return
         if question is not None:
@@ -167,11 +176,14 @@ def main():
     parser.add_argument("--wrong-every", type=int, default=0, help="answer every N-th question wrongly")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds each GSM8K answer is held")
     parser.add_argument("--fail-questions", action="store_true", help="HTTP 500 for every GSM8K question")
+    parser.add_argument("--fail-questions-after", type=int, default=0,
+                        help="HTTP 500 for every GSM8K request after the first N")
     args = parser.parse_args()
     wrong_every = 1 if args.wrong else args.wrong_every
     Handler.answers = load_answers(args.data, wrong_every)
     Handler.delay = args.delay
     Handler.fail_questions = args.fail_questions
+    Handler.fail_questions_after = args.fail_questions_after
     server = Server(("127.0.0.1", args.port), Handler)
     kind = "every %d-th answer wrong" % wrong_every if wrong_every else "right answers"
     print("gsm8k answer server on port %d (%s)" % (args.port, kind), flush=True)

@@ -105,6 +105,16 @@ TEST(PythonRegex, DollarDotAllAndEmptyMatchesFollowPython) {
   EXPECT_TRUE(PythonRegex::Check("(unclosed").has_value());
 }
 
+// lm-eval's group aggregation: the mean weighted by size and the pooled standard error
+// (aggregate_subtask_metrics, pooled_sample_stderr), worked out by hand.
+TEST(Aggregate, GroupsCombineAsLmEvalCombinesSubtasks) {
+  EXPECT_DOUBLE_EQ(SizeWeightedMean({0.8, 0.5}, {300, 100}), (0.8 * 300 + 0.5 * 100) / 400);
+  // (99·0.03²·100 + 99·0.04²·100) / (200 − 2) = 0.125; / 200 = 0.000625; sqrt = 0.025.
+  EXPECT_NEAR(*PooledSampleStderr({0.03, 0.04}, {100, 100}), 0.025, 1e-15);
+  EXPECT_FALSE(PooledSampleStderr({0.1}, {1}));  // no degree of freedom
+  EXPECT_FALSE(PooledSampleStderr({0.1, 0.2}, {5}));
+}
+
 TEST(Aggregate, MeanAndSampleStandardError) {
   EXPECT_DOUBLE_EQ(Mean({1, 0, 1, 1}), 0.75);
   // sample stddev of {1,0,1,1} = sqrt(0.75/3) = 0.5; over sqrt(4) = 0.25

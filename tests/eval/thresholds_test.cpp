@@ -1,6 +1,5 @@
-// The accuracy gate: thresholds.yaml read as validate_scores.py reads it (default per task,
-// override per model prefix, the legacy flat format), the most specific threshold first, every
-// exact_match score of a results file checked, the failure sentence; and, as a parity test,
+// The accuracy gate (thresholds read by core's reader, tests/core): every exact_match score of a
+// results file checked, the failure sentence, the built-in file; and, as a parity test,
 // validate_scores.py run unchanged on the same result folders agreeing with every verdict.
 #include "eval/thresholds.hpp"
 
@@ -34,8 +33,8 @@ struct Scratch {
   Scratch& operator=(const Scratch&) = delete;
 };
 
-Thresholds Project() {
-  return LoadThresholds(test::SourcePath("data/evals/thresholds.yaml"));
+EvalThresholds Project() {
+  return LoadEvalThresholds(test::SourcePath("data/evals/thresholds.yaml"));
 }
 
 Json Results(double strict, double flexible, const std::string& task = "gsm8k") {
@@ -53,59 +52,15 @@ Json Results(double strict, double flexible, const std::string& task = "gsm8k") 
   return file;
 }
 
-TEST(Thresholds, ReadsDefaultsAndModelOverrides) {
-  const Thresholds t = Project();
-  EXPECT_DOUBLE_EQ(t.defaults.at("gsm8k"), 0.90);
-  EXPECT_DOUBLE_EQ(t.models.at("minimaxm2.5").at("gsm8k"), 0.92);
-  EXPECT_DOUBLE_EQ(t.models.at("glm5").at("gsm8k"), 0.94);
-}
-
-TEST(Thresholds, MostSpecificFirst) {
-  const Thresholds t = Project();
-  const ThresholdRule model = ResolveThreshold(t, "minimaxm2.5", "gsm8k");
-  EXPECT_DOUBLE_EQ(model.value, 0.92);
-  EXPECT_EQ(model.source, "models.minimaxm2.5");
-  // The founding model has no override: the task's default applies.
-  const ThresholdRule founding = ResolveThreshold(t, "minimaxm3", "gsm8k");
-  EXPECT_DOUBLE_EQ(founding.value, 0.90);
-  EXPECT_EQ(founding.source, "default");
-  EXPECT_EQ(ResolveThreshold(t, "unknown", "gsm8k").source, "default");
-  const ThresholdRule other = ResolveThreshold(t, "minimaxm2.5", "mmlu");
-  EXPECT_DOUBLE_EQ(other.value, kFallbackMinScore);
-  EXPECT_EQ(other.source, "min-score");
-}
-
-TEST(Thresholds, LegacyFlatFileIsAllDefaults) {
-  Scratch s;
-  const std::string file = (s.path / "flat.yaml").string();
-  WriteFileAtomic(file, "gsm8k: 0.5\nmmlu: 1\n");
-  const Thresholds t = LoadThresholds(file);
-  EXPECT_DOUBLE_EQ(t.defaults.at("gsm8k"), 0.5);
-  EXPECT_DOUBLE_EQ(t.defaults.at("mmlu"), 1.0);
-  EXPECT_TRUE(t.models.empty());
-}
-
-TEST(Thresholds, BadFilesNameLineFieldAndRule) {
-  Scratch s;
-  const std::string file = (s.path / "bad.yaml").string();
-  WriteFileAtomic(file, "default:\n  gsm8k: high\n");
-  try {
-    LoadThresholds(file);
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    const std::string text = e.what();
-    EXPECT_NE(text.find("bad.yaml:2"), std::string::npos) << text;
-    EXPECT_NE(text.find("default.gsm8k"), std::string::npos) << text;
-    EXPECT_NE(text.find("must be a number"), std::string::npos) << text;
-  }
-  WriteFileAtomic(file, "default: {gsm8k: 0.9}\nmodel: {x: {gsm8k: 0.9}}\n");
-  EXPECT_THROW(LoadThresholds(file), InputError);
-  WriteFileAtomic(file, "- 0.9\n");
-  EXPECT_THROW(LoadThresholds(file), InputError);
+TEST(Gate, TheBuiltInThresholdsAreTheProjectsFile) {
+  // The test binary lives in the build tree below the source tree, where data/evals is found.
+  const EvalThresholds built_in = BuiltInThresholds();
+  EXPECT_EQ(built_in.defaults, Project().defaults);
+  EXPECT_EQ(built_in.models, Project().models);
 }
 
 TEST(Gate, EveryExactMatchScoreIsChecked) {
-  const Thresholds t = Project();
+  const EvalThresholds t = Project();
   const GateVerdict pass = JudgeResults(Results(0.95, 0.96), t, "minimaxm3");
   EXPECT_TRUE(pass.passed);
   ASSERT_EQ(pass.checks.size(), 2u);  // strict and flexible; stderr entries skipped
@@ -122,7 +77,7 @@ TEST(Gate, EveryExactMatchScoreIsChecked) {
 }
 
 TEST(Gate, FailureNamesScoreThresholdAndWhereItCameFrom) {
-  const Thresholds t = Project();
+  const EvalThresholds t = Project();
   const GateVerdict model = JudgeResults(Results(0.62, 0.95), t, "minimaxm2.5");
   ASSERT_EQ(model.failures.size(), 1u);
   EXPECT_EQ(model.failures[0], "gsm8k 0.62 < 0.92 (minimaxm2.5)");
@@ -176,19 +131,19 @@ TEST(EvalStatusFile, JudgesAFolderAndRoundTrips) {
 // validate_scores.py, unchanged, on the same folders: its exit code and the gate agree.
 TEST(GateParity, ValidateScoresAgreesOnEveryFolder) {
   INFERMARK_REQUIRE_REFERENCE({"utils/evals/validate_scores.py"}, "import yaml");
-  struct Case {
+  struct GateCase {
     std::string prefix;
     double strict, flexible;
     std::string task;
   };
-  const std::vector<Case> cases = {
+  const std::vector<GateCase> cases = {
       {"minimaxm3", 0.95, 0.96, "gsm8k"},   {"minimaxm3", 0.62, 0.95, "gsm8k"},   {"minimaxm3", 0.95, 0.80, "gsm8k"},
       {"minimaxm2.5", 0.91, 0.95, "gsm8k"}, {"minimaxm2.5", 0.92, 0.92, "gsm8k"}, {"kimik2.5", 0.90, 0.90, "gsm8k"},
       {"glm5", 0.935, 0.95, "gsm8k"},       {"minimaxm3", 0.86, 0.86, "mmlu"},    {"minimaxm3", 0.84, 0.90, "mmlu"},
       {"unknown", 0.89, 0.95, "gsm8k"},
   };
-  const Thresholds t = Project();
-  for (const Case& c : cases) {
+  const EvalThresholds t = Project();
+  for (const GateCase& c : cases) {
     Scratch s;
     WriteFileAtomic((s.path / "results_2026-12-06T04-00-00.000001.json").string(),
                     Results(c.strict, c.flexible, c.task).dump(2));

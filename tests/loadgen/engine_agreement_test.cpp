@@ -64,10 +64,10 @@ TEST_P(EngineAgreement, ClientChunkTimesMatchTheEmissionLogWithinOneMillisecond)
                                  "--max-concurrency", std::to_string(concurrency), "--random-input-len", "128",
                                  "--random-output-len", "16", "--random-range-ratio", "1", "--ignore-eos",
                                  "--save-result", "--save-detailed", "--result-dir", dir_.string(), "--result-filename",
-                                 "r.json", "--max-loop-lag-ms", "1000", "--max-send-lag-ms", "1000",
+                                 "r.json",
                                  // The agreement is the point here, not the verdict: on a shared
-                                 // 2-core machine the engine may fall behind its model too.
-                                 "--max-engine-lateness-ms", "1000", "--max-engine-slip-percent", "100"});
+                                 // 2-core machine the host may move the figures.
+                                 "--max-host-error-percent", "1000"});
   ASSERT_EQ(engine.Terminate(), 0);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "http/server.hpp"
 
 namespace infermark::test {
@@ -35,6 +36,12 @@ struct FakeServerOptions {
   /// passes on schedule and `late_passes` passes 3–5 ms late at every scrape.
   double engine_time_scale = 0;
   int late_passes = 0;
+  /// Posing as the built-in engine: each request's stream stops this long after its second token,
+  /// while the model times it states (`infermark_timing`, when asked) go on at `token_interval`,
+  /// as an engine whose host stalled.
+  std::chrono::milliseconds stall{0};
+  /// Passes later than the histogram's largest bucket (counted in `+Inf` alone) at every scrape.
+  int stalled_passes = 0;
 };
 
 /// Serves POST /v1/completions and /v1/chat/completions and GET /v1/models on 127.0.0.1.
@@ -46,7 +53,8 @@ class FakeOpenAiServer {
         r.Respond(200, "application/json",
                   R"({"object":"list","data":[{"id":"fake","owned_by":"infermark","hardware":"h200","tp":8,)"
                   R"("time_scale":)" +
-                      std::to_string(options_.engine_time_scale) + "}]}");
+                      std::to_string(options_.engine_time_scale) + R"(,"model_epoch_ns":)" + std::to_string(epoch_ns_) +
+                      "}]}");
       } else {
         r.Respond(200, "application/json", R"({"object":"list","data":[{"id":"fake"}]})");
       }
@@ -59,16 +67,18 @@ class FakeOpenAiServer {
       const int scrape = ++scrapes_;
       const int on_time = 100 * scrape;
       const int late = options_.late_passes * scrape;
+      const int stalled = options_.stalled_passes * scrape;
       std::string text = "# TYPE infermark:step_lateness_seconds histogram\n";
       for (const auto& [le, n] : std::vector<std::pair<std::string, int>>{{"0.0001", on_time},
                                                                           {"0.001", on_time},
                                                                           {"0.002", on_time},
                                                                           {"0.005", on_time + late},
-                                                                          {"+Inf", on_time + late}}) {
+                                                                          {"+Inf", on_time + late + stalled}}) {
         text +=
             "infermark:step_lateness_seconds_bucket{model_name=\"fake\",le=\"" + le + "\"} " + std::to_string(n) + "\n";
       }
-      text += "infermark:step_lateness_seconds_count{model_name=\"fake\"} " + std::to_string(on_time + late) + "\n";
+      text += "infermark:step_lateness_seconds_count{model_name=\"fake\"} " + std::to_string(on_time + late + stalled) +
+              "\n";
       text += "infermark:clock_slips_total{model_name=\"fake\"} " + std::to_string(scrape) + "\n";
       r.Respond(200, "text/plain", text);
     });
@@ -100,6 +110,9 @@ class FakeOpenAiServer {
     int prompt_tokens = 0;
     bool chat = false;
     int number = 0;
+    bool timing = false;         // asked for the model's clock
+    std::int64_t arrival_v = 0;  // when it entered the model (virtual ns)
+    bool stalled = false;
   };
 
   static http::ServerOptions Options() {
@@ -125,6 +138,9 @@ class FakeOpenAiServer {
         body.contains("prompt") && body["prompt"].is_array() ? static_cast<int>(body["prompt"].size()) : 7;
     stream->chat = chat;
     stream->number = number;
+    const auto asked = request.FindHeader("X-Infermark-Timing");
+    stream->timing = options_.engine_time_scale > 0 && asked && *asked == "1";
+    stream->arrival_v = Virtual(request.received_ns);
     stream->writer = responder.StartStream();
     Next(stream, request.loop);
   }
@@ -141,7 +157,19 @@ class FakeOpenAiServer {
     if (options_.fault != Fault::kNoUsage) {
       e["usage"] = {{"prompt_tokens", s.prompt_tokens}, {"completion_tokens", s.sent + 1}};
     }
+    if (s.timing) e["infermark_timing"] = {s.arrival_v, ModelTime(s, s.sent)};
     return e.dump();
+  }
+
+  // Virtual ns of a monotonic time.
+  std::int64_t Virtual(std::int64_t ns) const {
+    return static_cast<std::int64_t>(static_cast<double>(ns - epoch_ns_) * options_.engine_time_scale);
+  }
+  // The modelled time of token `k`: the first at the request's arrival (the server answers at once),
+  // then one token interval after another.
+  std::int64_t ModelTime(const Stream& s, int k) const {
+    const auto interval = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.token_interval).count();
+    return s.arrival_v + static_cast<std::int64_t>(static_cast<double>(k * interval) * options_.engine_time_scale);
   }
 
   void Next(const std::shared_ptr<Stream>& s, std::size_t loop) {
@@ -162,14 +190,19 @@ class FakeOpenAiServer {
     if (s->sent < s->total) {
       s->writer.SendEvent(Event(*s, s->sent + 1 == s->total));
       ++s->sent;
-      server_.loops().RunAt(loop, std::chrono::steady_clock::now() + options_.token_interval,
-                            [this, s, loop] { Next(s, loop); });
+      auto next = std::chrono::steady_clock::now() + options_.token_interval;
+      if (options_.stall.count() > 0 && s->sent == 2 && !s->stalled) {
+        s->stalled = true;
+        next += options_.stall;
+      }
+      server_.loops().RunAt(loop, next, [this, s, loop] { Next(s, loop); });
       return;
     }
     if (options_.fault != Fault::kNoUsage) {
       nlohmann::json usage;
       usage["choices"] = nlohmann::json::array();
       usage["usage"] = {{"prompt_tokens", s->prompt_tokens}, {"completion_tokens", s->total}};
+      if (s->timing) usage["infermark_timing"] = {s->arrival_v, ModelTime(*s, s->total - 1)};
       s->writer.SendEvent(usage.dump());
     }
     s->writer.SendEvent("[DONE]");
@@ -177,6 +210,7 @@ class FakeOpenAiServer {
   }
 
   FakeServerOptions options_;
+  std::int64_t epoch_ns_ = MonotonicNs();
   std::atomic<int> requests_{0};
   std::atomic<int> scrapes_{0};
   mutable std::mutex mu_;

@@ -67,6 +67,39 @@ TEST(GithubFormat, RefusesMoreThan256RowsAndSuggestsShards) {
   EXPECT_NO_THROW(FormatGithub(first));
 }
 
+TEST(GithubOutputs, SplitsSingleAndMultiNodeRowsIntoTwoMatrices) {
+  Json multi = Json::parse(R"({"exp-name": "m", "conc": [1], "prefill": {"tp": 4}, "decode": {"tp": 4}})");
+  const std::string out = FormatGithubOutputs({SingleNodeRow(1), multi, SingleNodeRow(4)});
+  const std::string single_matrix = FormatGithub({SingleNodeRow(1), SingleNodeRow(4)});
+  EXPECT_EQ(out, "single-node=" + single_matrix + "single-node-jobs=2\nmulti-node=" + FormatGithub({multi}) +
+                     "multi-node-jobs=1\n");
+  EXPECT_EQ(FormatGithubOutputs({}),
+            "single-node={\"include\": []}\nsingle-node-jobs=0\nmulti-node={\"include\": []}\n"
+            "multi-node-jobs=0\n");
+}
+
+TEST(GithubOutputs, RefusesAMatrixOver256RowsNamingTheShardsThatFit) {
+  std::vector<Json> rows(300, SingleNodeRow(1));
+  rows.push_back(Json::parse(R"({"exp-name": "m", "conc": [1], "prefill": {}, "decode": {}})"));
+  try {
+    FormatGithubOutputs(rows);
+    FAIL() << "301 rows in one matrix were accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.diagnostics()[0].rule.find("the single-node matrix has 300 rows"), std::string::npos);
+    EXPECT_NE(e.diagnostics()[0].rule.find("--shard K/2"), std::string::npos) << e.diagnostics()[0].rule;
+  }
+  EXPECT_NO_THROW(FormatGithubOutputs(SelectShard(rows, ParseShard("1/2"))));
+}
+
+TEST(ChangelogRows, FlattenBucketsThenEvalLists) {
+  const Json doc = Json::parse(R"({"single_node": {"1k1k": [{"r": 1}], "8k1k": [{"r": 2}]},
+    "multi_node": {"8k1k": [{"r": 3}]}, "evals": [{"r": 4}], "agentic_evals": [], "multinode_evals": [{"r": 5}],
+    "changelog_metadata": {"base_ref": "a"}})");
+  std::vector<int> order;
+  for (const Json& row : ChangelogRows(doc)) order.push_back(row["r"].get<int>());
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4, 5}));
+}
+
 TEST(Shard, SplitsContiguouslyAndRejectsNonsense) {
   std::vector<Json> rows;
   for (int i = 0; i < 10; ++i) rows.push_back(SingleNodeRow(i));

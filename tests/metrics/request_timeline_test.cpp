@@ -11,8 +11,8 @@
 namespace infermark::metrics {
 namespace {
 
-RequestRecord Request(std::size_t index, std::int64_t sent_ms, std::int64_t first_ms,
-                      std::vector<std::int64_t> chunks_ms, bool ok = true) {
+RequestRecord TimedRequest(std::size_t index, std::int64_t sent_ms, std::int64_t first_ms,
+                           std::vector<std::int64_t> chunks_ms, bool ok = true) {
   RequestRecord r;
   r.index = index;
   r.intended_ns = (sent_ms - 1) * 1'000'000;
@@ -44,9 +44,9 @@ std::uint64_t CountAt(const Json& h, double ms) {
 
 TEST(RequestTimeline, ListsEachRequestAndCountsEveryGap) {
   const std::vector<RequestRecord> records = {
-      Request(0, 1000, 1050, {1050, 1060, 1070}),  // TTFT 50 ms, ITLs 10 and 10 ms
-      Request(1, 1002, 1202, {1202, 1302}),        // TTFT 200 ms, ITL 100 ms
-      Request(2, 1004, 1004, {}, false),           // failed: neither histogram
+      TimedRequest(0, 1000, 1050, {1050, 1060, 1070}),  // TTFT 50 ms, ITLs 10 and 10 ms
+      TimedRequest(1, 1002, 1202, {1202, 1302}),        // TTFT 200 ms, ITL 100 ms
+      TimedRequest(2, 1004, 1004, {}, false),           // failed: neither histogram
   };
   const std::vector<Json> lines = Lines(RequestTimelineJsonl(records, 1.7e9));
   ASSERT_EQ(lines.size(), 4u);
@@ -75,7 +75,7 @@ TEST(RequestTimeline, ListsEachRequestAndCountsEveryGap) {
 }
 
 TEST(RequestTimeline, ChunksReadTogetherCountAsZeroGaps) {
-  const std::vector<RequestRecord> records = {Request(0, 0, 10, {10, 10, 20})};
+  const std::vector<RequestRecord> records = {TimedRequest(0, 0, 10, {10, 10, 20})};
   const Json header = Lines(RequestTimelineJsonl(records, 0))[0];
   EXPECT_EQ(header["itl_ms"]["zero"], 1);
   EXPECT_EQ(CountAt(header["itl_ms"], 10), 1u);
@@ -85,8 +85,8 @@ TEST(RequestTimeline, ALongRunListsEveryKthRequestButCountsAll) {
   std::vector<RequestRecord> records;
   const std::size_t n = kMaxTimelineRequests * 2 + 1;
   for (std::size_t i = 0; i < n; ++i) {
-    records.push_back(
-        Request(i, static_cast<std::int64_t>(i), static_cast<std::int64_t>(i) + 7, {static_cast<std::int64_t>(i) + 7}));
+    records.push_back(TimedRequest(i, static_cast<std::int64_t>(i), static_cast<std::int64_t>(i) + 7,
+                                   {static_cast<std::int64_t>(i) + 7}));
   }
   const std::vector<Json> lines = Lines(RequestTimelineJsonl(records, 0));
   EXPECT_EQ(lines[0]["requests"], n);

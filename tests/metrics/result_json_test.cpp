@@ -14,16 +14,16 @@
 namespace infermark::metrics {
 namespace {
 
-constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kNsPerMs = 1'000'000;
 
 std::vector<RequestRecord> TwoRequests() {
   std::vector<RequestRecord> records(2);
   for (std::size_t i = 0; i < 2; ++i) {
     RequestRecord& r = records[i];
     r.index = i;
-    const std::int64_t sent = 1'000 * kMs;
+    const std::int64_t sent = 1'000 * kNsPerMs;
     r.intended_ns = r.sent_ns = sent;
-    r.chunk_ns = {sent + 40 * kMs, sent + 50 * kMs, sent + 65 * kMs};
+    r.chunk_ns = {sent + 40 * kNsPerMs, sent + 50 * kNsPerMs, sent + 65 * kNsPerMs};
     r.first_chunk_ns = r.first_text_ns = r.chunk_ns.front();
     r.end_ns = r.done_ns = r.chunk_ns.back();
     r.success = true;

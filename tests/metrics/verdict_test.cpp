@@ -1,4 +1,5 @@
-// Each verdict rule on its own.
+// Each verdict rule on its own: failures, too few completions, interruption, and a figure the host
+// moved beyond the tolerance (marks for the rest).
 #include "metrics/verdict.hpp"
 
 #include <gtest/gtest.h>
@@ -28,56 +29,87 @@ TEST(Verdict, FailuresOverFivePercent) {
   EXPECT_NE(v.reasons[0].find("6.00 % of requests failed (6 of 100)"), std::string::npos);
 }
 
-TEST(Verdict, ClientSaturation) {
+// A host error computed for a figure set by hand: `rel` of the ideal, split between the client's
+// sending and the rest.
+HostError ErrorOf(std::vector<std::pair<std::string, double>> rels, double client_share = 0.0) {
+  HostError h;
+  h.kind = HostErrorKind::kExact;
+  for (const auto& [key, rel] : rels) {
+    FigureError e;
+    e.ideal = 100.0;
+    e.abs = rel * 100.0;
+    e.reported = e.ideal + e.abs;
+    e.rel = rel;
+    e.client_abs = e.abs * client_share;
+    h.figures.emplace_back(key, e);
+  }
+  return h;
+}
+
+TEST(Verdict, SelfChecksAloneDecideNothing) {
+  // Loop lag, send lag, late passes and catch-ups are diagnostics: without a figure they moved,
+  // the run stands.
   BenchmarkMetrics m = Completed(10);
-  m.send_lag.percentiles = {{99.0, 1.5}};
-  EXPECT_FALSE(Judge(m, 10, ClientSelfCheck{}, true).valid);
+  m.send_lag.percentiles = {{99.0, 4.0}};
   ClientSelfCheck self;
-  self.loop_lag_p99_ms = 2.0;
-  const Verdict v = Judge(Completed(10), 10, self, true);
-  EXPECT_FALSE(v.valid);
-  EXPECT_NE(v.reasons[0].find("event-loop lag"), std::string::npos);
-  VerdictLimits loose;
-  loose.max_loop_lag_p99_ms = 5.0;
-  EXPECT_TRUE(Judge(Completed(10), 10, self, true, loose).valid);
-}
-
-TEST(Verdict, EngineBehindItsModelIsInvalidAndSaysSo) {
+  self.loop_lag_p99_ms = 3.0;
   EngineSelfCheck engine;
   engine.passes = 500;
-  engine.lateness_p99_ms = 1.0;  // at the bound: still on schedule
-  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine).valid);
-  engine.lateness_p99_ms = 2.0;
-  const Verdict v = Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine);
-  EXPECT_FALSE(v.valid);
-  ASSERT_EQ(v.reasons.size(), 1u);
-  EXPECT_NE(v.reasons[0].find("engine behind its model (p99 2.000 ms)"), std::string::npos) << v.reasons[0];
-  // No passes timed (max speed, or another server): nothing to judge.
-  engine.passes = 0;
-  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine).valid);
-  VerdictLimits loose;
-  loose.max_engine_lateness_p99_ms = 5.0;
-  engine.passes = 500;
-  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, loose, &engine).valid);
-}
-
-TEST(Verdict, AnEngineWhoseClockSlipsAwayIsBehindItsModelToo) {
-  // p99 on schedule, but 9 stalls lost 115 ms of a 3 s window (3.8 %): every stream waited.
-  EngineSelfCheck engine;
-  engine.passes = 1964;
-  engine.lateness_p99_ms = 0.5;
+  engine.lateness_p99_ms = 5.0;
   engine.clock_slips = 9;
   engine.clock_slipped_ms = 115.4;
-  engine.window_s = 3.01;
-  const Verdict v = Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine);
+  engine.window_s = 3.0;
+  const HostError quiet = ErrorOf({{"median_ttft_ms", 0.004}, {"output_throughput", -0.002}});
+  const Verdict v = Judge(m, 10, self, true, {}, &engine, &quiet);
+  EXPECT_TRUE(v.valid);
+  EXPECT_TRUE(v.marks.empty());
+}
+
+TEST(Verdict, AHeadlineFigureTheHostMovedIsInvalidAndNamesTheCause) {
+  BenchmarkMetrics m = Completed(10);
+  EngineSelfCheck engine;
+  engine.passes = 500;
+  engine.lateness_p99_ms = 2.0;
+  const HostError moved = ErrorOf({{"median_ttft_ms", 0.032}, {"p99_itl_ms", 0.5}});
+  const Verdict v = Judge(m, 10, ClientSelfCheck{}, true, {}, &engine, &moved);
   EXPECT_FALSE(v.valid);
   ASSERT_EQ(v.reasons.size(), 1u);
-  EXPECT_NE(v.reasons[0].find("engine behind its model (clock slips): 9 passes started more than 5 ms late, losing "
-                              "115.4 ms, 3.83 % of the measured window"),
-            std::string::npos)
-      << v.reasons[0];
-  engine.clock_slipped_ms = 20;  // 0.66 %: within the 1 % allowed
-  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, &engine).valid);
+  EXPECT_EQ(v.reasons[0].rfind("host error: median TTFT +3.20 %", 0), 0u) << v.reasons[0];
+  EXPECT_NE(v.reasons[0].find("engine passes late, p99 2.000 ms"), std::string::npos) << v.reasons[0];
+  ASSERT_EQ(v.marks.size(), 2u);
+  EXPECT_TRUE(v.marks[0].headline);
+  EXPECT_EQ(v.marks[0].cause.rfind("engine host", 0), 0u) << v.marks[0].cause;
+  EXPECT_EQ(v.marks[1].key, "p99_itl_ms");
+  EXPECT_FALSE(v.marks[1].headline);
+}
+
+TEST(Verdict, ATailTheHostMovedIsMarkedButTheRunStands) {
+  const HostError tail = ErrorOf({{"median_itl_ms", 0.003}, {"p99_itl_ms", 0.072}, {"p99.9_e2el_ms", -0.02}}, 1.0);
+  const Verdict v = Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, nullptr, &tail);
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.marks.size(), 2u);
+  EXPECT_EQ(v.marks[0].key, "p99_itl_ms");
+  EXPECT_DOUBLE_EQ(v.marks[0].rel, 0.072);
+  EXPECT_EQ(v.marks[0].cause.rfind("client", 0), 0u) << v.marks[0].cause;
+  EXPECT_EQ(v.marks[1].key, "p99.9_e2el_ms");
+}
+
+TEST(Verdict, TheToleranceIsTheLimitAndSpreadsAreNeverJudged) {
+  const HostError at = ErrorOf({{"output_throughput", -0.01}, {"std_ttft_ms", 0.9}});
+  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, nullptr, &at).valid);
+  EXPECT_TRUE(Judge(Completed(10), 10, ClientSelfCheck{}, true, {}, nullptr, &at).marks.empty());
+  VerdictLimits tight;
+  tight.max_host_error_fraction = 0.005;
+  const Verdict v = Judge(Completed(10), 10, ClientSelfCheck{}, true, tight, nullptr, &at);
+  EXPECT_FALSE(v.valid);
+  EXPECT_EQ(v.reasons[0].rfind("host error: output throughput -1.00 %", 0), 0u) << v.reasons[0];
+}
+
+TEST(Verdict, FigureLabelsReadAsPeopleSayThem) {
+  EXPECT_EQ(FigureLabel("median_ttft_ms"), "median TTFT");
+  EXPECT_EQ(FigureLabel("p99.9_itl_ms"), "p99.9 ITL");
+  EXPECT_EQ(FigureLabel("p90_intvty"), "p90 interactivity");
+  EXPECT_EQ(FigureLabel("tput_per_gpu"), "throughput per GPU");
 }
 
 TEST(Verdict, TooFewRequestsAndInterruptedRuns) {

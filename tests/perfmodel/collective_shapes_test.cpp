@@ -8,19 +8,15 @@
 #include <set>
 
 #include "perfmodel/engine_data.hpp"
+#include "perfmodel/project_engine_data.hpp"
 #include "perfmodel/step_time.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::perfmodel {
 namespace {
 
-const EngineData& Data() {
-  static const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
-  return data;
-}
-
 const ModelSpec& Model(const std::string& name) {
-  for (const ModelSpec& m : Data().models)
+  for (const ModelSpec& m : test::ProjectEngineData().models)
     if (m.name == name) return m;
   throw std::runtime_error("no model " + name);
 }
@@ -62,7 +58,7 @@ TEST(CollectiveShapes, DenseModelsHaveNoExpertOrGatherTraffic) {
 }
 
 TEST(CollectiveShapes, EveryBuiltInModelHasSizesForEveryBatch) {
-  for (const ModelSpec& m : Data().models) {
+  for (const ModelSpec& m : test::ProjectEngineData().models) {
     const auto shapes = CollectiveShapes(m, {1, 8, 32, 64, 128, 256}, 8192);
     std::size_t reduces = 0;
     for (const CollectiveShape& s : shapes) {
@@ -90,7 +86,7 @@ TEST(CollectiveShapes, TheModelTermIsTheStepTimeModelsAllReduce) {
   o.hardware = "h200";
   o.precision = "bf16";
   o.tp = 8;
-  const Deployment d = ResolveDeployment(Data(), o);
+  const Deployment d = ResolveDeployment(test::ProjectEngineData(), o);
   const HardwareSpec& hw = d.hardware;
   const EfficiencyFactors e = d.efficiency;
   const double bytes = 256.0 * 8192 * 2;

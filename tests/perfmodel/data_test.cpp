@@ -8,15 +8,11 @@
 #include "core/diagnostic.hpp"
 #include "perfmodel/deployment.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "perfmodel/project_engine_data.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::perfmodel {
 namespace {
-
-const EngineData& Data() {
-  static const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
-  return data;
-}
 
 std::string TempFile(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / "infermark-engine-test";
@@ -27,7 +23,7 @@ std::string TempFile(const std::string& name, const std::string& text) {
 }
 
 TEST(EngineData, LoadsEveryCatalog) {
-  const EngineData& d = Data();
+  const EngineData& d = test::ProjectEngineData();
   for (const char* hw : {"h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x"})
     EXPECT_EQ(d.FindHardware(hw).name, hw);
   for (const char* m : {"deepseek-r1", "gpt-oss-120b", "llama-3.3-70b", "qwen3-235b-a22b", "kimi-k2", "minimax-m3"})
@@ -38,7 +34,7 @@ TEST(EngineData, LoadsEveryCatalog) {
 }
 
 TEST(EngineData, ResolvesAliases) {
-  const EngineData& d = Data();
+  const EngineData& d = test::ProjectEngineData();
   EXPECT_EQ(d.FindModel("amd/MiniMax-M3-MXFP4").name, "minimax-m3");
   EXPECT_EQ(d.FindModel("deepseek-ai/DeepSeek-R1-0528").name, "deepseek-r1");
   EXPECT_EQ(d.FindModel("openai/gpt-oss-120b").name, "gpt-oss-120b");
@@ -49,7 +45,7 @@ TEST(EngineData, ResolvesAliases) {
 }
 
 TEST(EngineData, DerivedSizesMatchPublishedOnes) {
-  for (const auto& m : Data().models) {
+  for (const auto& m : test::ProjectEngineData().models) {
     const ParamCounts p = CountParams(m);
     if (m.published_total_params > 0) {
       EXPECT_NEAR(p.Total(m) / m.published_total_params, 1.0, 0.1) << m.name;
@@ -61,7 +57,7 @@ TEST(EngineData, DerivedSizesMatchPublishedOnes) {
 }
 
 TEST(EngineData, DeepSeekIsMlaWith256Experts) {
-  const ModelSpec m = Data().FindModel("deepseek-r1");
+  const ModelSpec m = test::ProjectEngineData().FindModel("deepseek-r1");
   EXPECT_EQ(m.attention.kind, AttentionSpec::Kind::kMla);
   EXPECT_EQ(m.moe.experts, 256);
   EXPECT_EQ(m.moe.active, 8);
@@ -69,7 +65,7 @@ TEST(EngineData, DeepSeekIsMlaWith256Experts) {
 }
 
 TEST(EngineData, Fp4MeansTheHardwaresFormat) {
-  const EngineData& d = Data();
+  const EngineData& d = test::ProjectEngineData();
   const ModelSpec llama = d.FindModel("llama-3.3-70b");
   EXPECT_EQ(ResolvePrecision(d.quant, "fp4", "auto", d.FindHardware("b200"), llama).format, "nvfp4");
   EXPECT_EQ(ResolvePrecision(d.quant, "fp4", "auto", d.FindHardware("mi355x"), llama).format, "mxfp4");
@@ -129,8 +125,8 @@ TEST(EngineData, ReadsHfConfigJson) {
     "n_routed_experts": 256, "num_experts_per_tok": 8, "n_shared_experts": 1, "moe_intermediate_size": 2048,
     "intermediate_size": 18432, "vocab_size": 129280, "max_position_embeddings": 163840,
     "num_nextn_predict_layers": 1})");
-  const ModelSpec hf = Data().FindModel(path);
-  const ModelSpec builtin = Data().FindModel("deepseek-r1");
+  const ModelSpec hf = test::ProjectEngineData().FindModel(path);
+  const ModelSpec builtin = test::ProjectEngineData().FindModel("deepseek-r1");
   EXPECT_NEAR(CountParams(hf).Total(hf), CountParams(builtin).Total(builtin), 1e6);
   EXPECT_EQ(hf.mtp_layers, 1);
 }
@@ -141,16 +137,17 @@ TEST(Deployment, RefusesWhatCannotRun) {
   o.hardware = "h100";
   o.precision = "bf16";
   o.tp = 1;
-  EXPECT_THROW(ResolveDeployment(Data(), o), InputError);  // 141 GB of weights on 80 GB
+  EXPECT_THROW(ResolveDeployment(test::ProjectEngineData(), o), InputError);  // 141 GB of weights on 80 GB
   o.tp = 12;
-  EXPECT_THROW(ResolveDeployment(Data(), o), InputError);  // beyond one 8-GPU domain but not whole domains
+  EXPECT_THROW(ResolveDeployment(test::ProjectEngineData(), o),
+               InputError);  // beyond one 8-GPU domain but not whole domains
   o.tp = 16;
-  EXPECT_EQ(ResolveDeployment(Data(), o).tp, 16);  // two domains over the scale-out network
+  EXPECT_EQ(ResolveDeployment(test::ProjectEngineData(), o).tp, 16);  // two domains over the scale-out network
   o.tp = 4;
   o.ep = 4;
-  EXPECT_THROW(ResolveDeployment(Data(), o), InputError);  // a dense model has no experts
+  EXPECT_THROW(ResolveDeployment(test::ProjectEngineData(), o), InputError);  // a dense model has no experts
   o.ep = 1;
-  const Deployment d = ResolveDeployment(Data(), o);
+  const Deployment d = ResolveDeployment(test::ProjectEngineData(), o);
   EXPECT_GT(d.scheduler.num_blocks, 1000);
   EXPECT_NEAR(d.memory.weight_bytes_per_gpu, 141e9 / 4, 3e9);
 }

@@ -14,7 +14,7 @@
 namespace infermark::perfmodel {
 namespace {
 
-std::string TempFile(const std::string& name, const std::string& text) {
+std::string ProfileTempFile(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / "infermark-profile-test";
   std::filesystem::create_directories(dir);
   const auto path = dir / name;
@@ -89,7 +89,7 @@ HardwareProfile Sample() {
 TEST(HardwareProfile, RoundTripsEveryField) {
   const HardwareProfile p = Sample();
   const std::string text = FormatHardwareProfile(p);
-  const HardwareProfile q = LoadHardwareProfile(TempFile("round.yaml", text));
+  const HardwareProfile q = LoadHardwareProfile(ProfileTempFile("round.yaml", text));
   EXPECT_EQ(q.version, 1);
   EXPECT_EQ(q.hardware, p.hardware);
   EXPECT_EQ(q.gpu_name, p.gpu_name);
@@ -158,14 +158,14 @@ TEST(HardwareProfile, TinyAndHugeFiguresStayNumbers) {
   HardwareProfile p = Sample();
   p.gemms[0].spread = 1e-5;
   p.gemms[0].seconds = 2e3;
-  const HardwareProfile q = LoadHardwareProfile(TempFile("exp.yaml", FormatHardwareProfile(p)));
+  const HardwareProfile q = LoadHardwareProfile(ProfileTempFile("exp.yaml", FormatHardwareProfile(p)));
   EXPECT_DOUBLE_EQ(q.gemms[0].spread, 1e-5);
   EXPECT_DOUBLE_EQ(q.gemms[0].seconds, 2e3);
 }
 
 std::string ErrorOf(const std::string& text) {
   try {
-    LoadHardwareProfile(TempFile("bad.yaml", text));
+    LoadHardwareProfile(ProfileTempFile("bad.yaml", text));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -286,7 +286,7 @@ TEST(HardwareProfile, RoundTripsTheScaleUpSection) {
                       "spread: 0.012, graph: true}"),
             std::string::npos)
       << text;
-  const HardwareProfile q = LoadHardwareProfile(TempFile("scale_up.yaml", text));
+  const HardwareProfile q = LoadHardwareProfile(ProfileTempFile("scale_up.yaml", text));
   EXPECT_EQ(q.scale_up.nccl_version, "2.27.7");
   EXPECT_FALSE(q.scale_up.nvls);
   ASSERT_EQ(q.scale_up.collectives.size(), 3u);
@@ -310,7 +310,7 @@ TEST(HardwareProfile, RoundTripsTheScaleUpSection) {
 TEST(HardwareProfile, AProfileWithoutCollectivesWritesNoScaleUpSection) {
   const std::string text = FormatHardwareProfile(Sample());
   EXPECT_EQ(text.find("scale_up"), std::string::npos);
-  EXPECT_TRUE(LoadHardwareProfile(TempFile("no_scale_up.yaml", text)).scale_up.collectives.empty());
+  EXPECT_TRUE(LoadHardwareProfile(ProfileTempFile("no_scale_up.yaml", text)).scale_up.collectives.empty());
 }
 
 TEST(HardwareProfile, RejectsBadCollectivesWithTheirField) {

@@ -4,16 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "perfmodel/project_engine_data.hpp"
 #include "perfmodel/step_time.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::perfmodel {
 namespace {
-
-const EngineData& Data() {
-  static const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
-  return data;
-}
 
 Deployment Make(const std::string& model, const std::string& hw, const std::string& precision, int tp,
                 bool calibrated = true) {
@@ -23,21 +19,21 @@ Deployment Make(const std::string& model, const std::string& hw, const std::stri
   o.precision = precision;
   o.tp = tp;
   o.use_calibration = calibrated;
-  return ResolveDeployment(Data(), o);
+  return ResolveDeployment(test::ProjectEngineData(), o);
 }
 
 TEST(KernelClasses, CountsFollowTheDecoderLayers) {
   // docs/engine-model.md, "Fixed costs": the per-step counts at TP 8.
-  EXPECT_EQ(CountKernels(Data().FindModel("llama-3.3-70b"), 8, false, false).per_step, 1044);
-  EXPECT_EQ(CountKernels(Data().FindModel("gpt-oss-120b"), 8, false, false).per_step, 508);
-  EXPECT_EQ(CountKernels(Data().FindModel("deepseek-r1"), 8, false, false).per_step, 1511);
+  EXPECT_EQ(CountKernels(test::ProjectEngineData().FindModel("llama-3.3-70b"), 8, false, false).per_step, 1044);
+  EXPECT_EQ(CountKernels(test::ProjectEngineData().FindModel("gpt-oss-120b"), 8, false, false).per_step, 508);
+  EXPECT_EQ(CountKernels(test::ProjectEngineData().FindModel("deepseek-r1"), 8, false, false).per_step, 1511);
   // No collectives on one GPU.
-  const KernelCounts one = CountKernels(Data().FindModel("llama-3.3-70b"), 1, false, false);
+  const KernelCounts one = CountKernels(test::ProjectEngineData().FindModel("llama-3.3-70b"), 1, false, false);
   EXPECT_EQ(one.collectives, 0);
   EXPECT_EQ(one.per_step, 80 * (7 + 4) + 4);
   // MLA's block launches more kernels than GQA's.
-  EXPECT_GT(CountKernels(Data().FindModel("deepseek-r1"), 8, false, false).attention,
-            CountKernels(Data().FindModel("llama-3.3-70b"), 8, false, false).attention);
+  EXPECT_GT(CountKernels(test::ProjectEngineData().FindModel("deepseek-r1"), 8, false, false).attention,
+            CountKernels(test::ProjectEngineData().FindModel("llama-3.3-70b"), 8, false, false).attention);
 }
 
 TEST(KernelClasses, FixedCostsArePerKernel) {

@@ -7,16 +7,12 @@
 #include "core/diagnostic.hpp"
 #include "perfmodel/deployment.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "perfmodel/project_engine_data.hpp"
 #include "perfmodel/sglang_memory.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::perfmodel {
 namespace {
-
-const EngineData& Data() {
-  static const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
-  return data;
-}
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
@@ -53,7 +49,7 @@ DeploymentOptions Dsr1Fp8B200Tp4() {
 TEST(MemoryRule, DeepSeekR1Fp8Tp4OnB200WithTheRecipesFlagPredicts) {
   DeploymentOptions o = Dsr1Fp8B200Tp4();
   o.recipe = "dsr1_fp8_b200";
-  const Deployment d = ResolveDeployment(Data(), o);
+  const Deployment d = ResolveDeployment(test::ProjectEngineData(), o);
   EXPECT_DOUBLE_EQ(d.memory.memory_fraction, 0.95);
   EXPECT_EQ(d.memory.memory_fraction_source, "recipe dsr1_fp8_b200");
   EXPECT_EQ(d.precision.kv_dtype, "fp8_e4m3");
@@ -67,7 +63,7 @@ TEST(MemoryRule, DeepSeekR1Fp8Tp4OnB200WithTheRecipesFlagPredicts) {
   DeploymentOptions flag = Dsr1Fp8B200Tp4();
   flag.mem_fraction_static = 0.95;
   flag.kv_cache_dtype = "fp8_e4m3";
-  EXPECT_EQ(ResolveDeployment(Data(), flag).memory.kv_capacity_tokens, d.memory.kv_capacity_tokens);
+  EXPECT_EQ(ResolveDeployment(test::ProjectEngineData(), flag).memory.kv_capacity_tokens, d.memory.kv_capacity_tokens);
 }
 
 // The checkpoint's bf16 KV at the recipe's fraction costs twice as much per token: 32 full 8k/1k
@@ -76,7 +72,7 @@ TEST(MemoryRule, AKvDtypeGivenWinsOverTheRecipes) {
   DeploymentOptions o = Dsr1Fp8B200Tp4();
   o.recipe = "dsr1_fp8_b200";
   o.kv_cache_dtype = "bf16";
-  const Deployment d = ResolveDeployment(Data(), o);
+  const Deployment d = ResolveDeployment(test::ProjectEngineData(), o);
   EXPECT_EQ(d.precision.kv_dtype, "bf16");
   EXPECT_DOUBLE_EQ(d.memory.memory_fraction, 0.95);
   EXPECT_DOUBLE_EQ(d.memory.kv_bytes_per_token, 61 * 576 * 2.0);
@@ -85,7 +81,7 @@ TEST(MemoryRule, AKvDtypeGivenWinsOverTheRecipes) {
   o.kv_cache_dtype = "auto";
   o.tp = 8;
   o.framework = "vllm";
-  const Deployment v = ResolveDeployment(Data(), o);
+  const Deployment v = ResolveDeployment(test::ProjectEngineData(), o);
   EXPECT_EQ(v.precision.kv_dtype, "bf16");
   EXPECT_DOUBLE_EQ(v.memory.memory_fraction, 0.9);
   EXPECT_EQ(v.memory.memory_fraction_source, "default");
@@ -95,7 +91,7 @@ TEST(MemoryRule, AKvDtypeGivenWinsOverTheRecipes) {
 // SGLang itself refuses to start so, and the model says which rule refused it.
 TEST(MemoryRule, TheSameDeploymentAtSglangsDefaultIsRefusedNamingTheRule) {
   try {
-    ResolveDeployment(Data(), Dsr1Fp8B200Tp4());
+    ResolveDeployment(test::ProjectEngineData(), Dsr1Fp8B200Tp4());
     FAIL() << "expected a refusal";
   } catch (const InputError& e) {
     const std::string what = e.what();
@@ -110,11 +106,11 @@ TEST(MemoryRule, ADeploymentThatCannotFitAtAnyFractionIsRefused) {
   DeploymentOptions o = Dsr1Fp8B200Tp4();
   o.tp = 2;
   o.mem_fraction_static = 1.0;
-  EXPECT_THROW(ResolveDeployment(Data(), o), InputError);
+  EXPECT_THROW(ResolveDeployment(test::ProjectEngineData(), o), InputError);
   o.framework = "vllm";
   o.mem_fraction_static.reset();
   o.gpu_memory_utilization = 1.0;
-  EXPECT_THROW(ResolveDeployment(Data(), o), InputError);
+  EXPECT_THROW(ResolveDeployment(test::ProjectEngineData(), o), InputError);
 }
 
 // vLLM: gpu-memory-utilization of the reported total, less weights and the activation reserve.
@@ -125,7 +121,7 @@ TEST(MemoryRule, VllmTakesItsUtilizationOfTheReportedTotalLessActivations) {
   o.framework = "vllm";
   o.precision = "fp8";
   o.tp = 1;
-  const Deployment d = ResolveDeployment(Data(), o);
+  const Deployment d = ResolveDeployment(test::ProjectEngineData(), o);
   EXPECT_DOUBLE_EQ(d.memory.memory_fraction, 0.9);
   EXPECT_NEAR(d.memory.kv_pool_bytes_per_gpu,
               0.9 * 143771 * kMiB - d.memory.weight_bytes_per_gpu - d.framework.scheduler.activation_reserve_bytes, 1);
@@ -137,7 +133,7 @@ TEST(MemoryRule, MemFractionStaticIsSglangsFlagOnly) {
   o.framework = "vllm";
   o.mem_fraction_static = 0.9;
   try {
-    ResolveDeployment(Data(), o);
+    ResolveDeployment(test::ProjectEngineData(), o);
     FAIL() << "expected a refusal";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("vllm takes --gpu-memory-utilization"), std::string::npos) << e.what();

@@ -20,7 +20,7 @@
 namespace infermark::perfmodel {
 namespace {
 
-const Deployment& Llama() {
+const Deployment& SchedulerLlama() {
   static const Deployment d = [] {
     static const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
     DeploymentOptions o;
@@ -33,7 +33,7 @@ const Deployment& Llama() {
   return d;
 }
 
-struct Recorder : EventSink {
+struct SchedulerRecorder : EventSink {
   std::map<std::uint64_t, int> tokens;
   std::map<std::uint64_t, TimeNs> first, last;
   std::set<std::uint64_t> finished;
@@ -58,8 +58,8 @@ struct Case {
 };
 
 // Runs a case; checks invariants after every plan. Returns false on a violation.
-bool RunCase(const Case& c, std::int64_t max_steps, Recorder& rec, std::string* why) {
-  const StepTimeModel model(Llama());
+bool RunCase(const Case& c, std::int64_t max_steps, SchedulerRecorder& rec, std::string* why) {
+  const StepTimeModel model(SchedulerLlama());
   Scheduler s(c.config, model);
   std::set<std::uint64_t> admitted_ever;
   std::uint64_t next_expected = 0;
@@ -113,7 +113,7 @@ bool RunCase(const Case& c, std::int64_t max_steps, Recorder& rec, std::string* 
 Case SmallCase(int n, int blocks, int block_size, int budget, int max_seqs, int max_prompt, int max_out, unsigned seed,
                bool prefix = false) {
   Case c;
-  c.config = Llama().scheduler;
+  c.config = SchedulerLlama().scheduler;
   c.config.num_blocks = blocks;
   c.config.block_size = block_size;
   c.config.max_num_batched_tokens = budget;
@@ -145,7 +145,7 @@ Case SmallCase(int n, int blocks, int block_size, int budget, int max_seqs, int 
 
 TEST(Scheduler, TightCacheForcesPreemptionAndEverythingFinishes) {
   const Case c = SmallCase(40, 24, 16, 64, 8, 100, 60, 7);
-  Recorder rec;
+  SchedulerRecorder rec;
   std::string why;
   ASSERT_TRUE(RunCase(c, 1, rec, &why)) << why;
   EXPECT_EQ(rec.finished.size(), 40u);
@@ -155,7 +155,7 @@ TEST(Scheduler, TightCacheForcesPreemptionAndEverythingFinishes) {
 TEST(Scheduler, SharedPrefixesUnderPreemptionAllFinish) {
   for (const unsigned seed : {1u, 2u, 3u, 4u}) {
     const Case c = SmallCase(40, 40, 16, 64, 8, 150, 60, seed, true);
-    Recorder rec;
+    SchedulerRecorder rec;
     std::string why;
     ASSERT_TRUE(RunCase(c, seed % 2 == 0 ? 1 : std::numeric_limits<std::int64_t>::max(), rec, &why)) << why;
     EXPECT_EQ(rec.finished.size(), 40u);
@@ -167,7 +167,7 @@ TEST(Scheduler, SpansGiveTheSameTimelineAsSingleSteps) {
   // Arrivals are counted in plans, which spans compress, so everything arrives at once here.
   Case c = SmallCase(30, 4000, 16, 512, 16, 300, 200, 3);
   std::fill(c.arrival_step.begin(), c.arrival_step.end(), 0);
-  Recorder one, many;
+  SchedulerRecorder one, many;
   many.every_step = false;
   std::string why;
   ASSERT_TRUE(RunCase(c, 1, one, &why)) << why;
@@ -180,7 +180,7 @@ TEST(Scheduler, SpansGiveTheSameTimelineAsSingleSteps) {
 
 TEST(Scheduler, RejectsWhatCanNeverFit) {
   Case c = SmallCase(1, 4, 16, 64, 8, 10, 10, 1);
-  const StepTimeModel model(Llama());
+  const StepTimeModel model(SchedulerLlama());
   Scheduler s(c.config, model);
   Request r;
   r.prompt_tokens = 100;
@@ -189,11 +189,11 @@ TEST(Scheduler, RejectsWhatCanNeverFit) {
 }
 
 TEST(Scheduler, PrefixCachingReusesBlocks) {
-  SchedulerConfig config = Llama().scheduler;
+  SchedulerConfig config = SchedulerLlama().scheduler;
   config.num_blocks = 1000;
   config.block_size = 16;
   config.prefix_caching = true;
-  const StepTimeModel model(Llama());
+  const StepTimeModel model(SchedulerLlama());
   Scheduler s(config, model);
   Request a;
   a.id = 0;
@@ -205,7 +205,7 @@ TEST(Scheduler, PrefixCachingReusesBlocks) {
   a.block_tokens = 16;
   Request b = a;
   b.id = 1;
-  Recorder rec;
+  SchedulerRecorder rec;
   TimeNs now = 0;
   ASSERT_TRUE(s.Submit(a, now));
   while (!s.Empty()) {
@@ -238,7 +238,7 @@ RC_GTEST_PROP(SchedulerProperties, NoOverAllocationAllFinishFifo, ()) {
   const std::int64_t max_steps = *rc::gen::element<std::int64_t>(1, std::numeric_limits<std::int64_t>::max());
   const bool prefix = *rc::gen::arbitrary<bool>();
   const Case c = SmallCase(n, blocks, block_size, budget, max_seqs, max_prompt, max_out, seed, prefix);
-  Recorder rec;
+  SchedulerRecorder rec;
   rec.every_step = max_steps == 1;
   std::string why;
   RC_ASSERT(RunCase(c, max_steps, rec, &why));

@@ -4,18 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "perfmodel/deployment.hpp"
+#include "perfmodel/project_engine_data.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::perfmodel {
 namespace {
 
-const EngineData& Data() {
-  static const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
-  return data;
-}
-
-Deployment Make(const std::string& model, const std::string& hw, const std::string& precision, int tp, int ep = 1,
-                bool dp_attention = false) {
+Deployment StepDeployment(const std::string& model, const std::string& hw, const std::string& precision, int tp,
+                          int ep = 1, bool dp_attention = false) {
   DeploymentOptions o;
   o.model = model;
   o.hardware = hw;
@@ -23,7 +19,7 @@ Deployment Make(const std::string& model, const std::string& hw, const std::stri
   o.tp = tp;
   o.ep = ep;
   o.dp_attention = dp_attention;
-  return ResolveDeployment(Data(), o);
+  return ResolveDeployment(test::ProjectEngineData(), o);
 }
 
 BatchShape Decode(const StepTimeModel& m, int seqs, double context) {
@@ -36,7 +32,7 @@ TEST(StepTime, GrowsWithBatchAndContext) {
   for (const auto& [model, hw, precision] :
        {std::tuple{"llama-3.3-70b", "h200", "fp8"}, std::tuple{"gpt-oss-120b", "b200", "fp4"},
         std::tuple{"minimax-m3", "mi355x", "fp4"}, std::tuple{"deepseek-r1", "h200", "fp8"}}) {
-    const StepTimeModel m(Make(model, hw, precision, 8));
+    const StepTimeModel m(StepDeployment(model, hw, precision, 8));
     double last = 0;
     for (int b = 1; b <= 512; b *= 2) {
       const double t = m.Seconds(Decode(m, b, 2048));
@@ -62,22 +58,22 @@ TEST(StepTime, GrowsWithBatchAndContext) {
 
 TEST(StepTime, DecodeIsAffineInContext) {
   // What the scheduler's spans rely on: for a fixed batch the step time is affine in the context.
-  const StepTimeModel m(Make("llama-3.3-70b", "h100", "fp8", 4));
+  const StepTimeModel m(StepDeployment("llama-3.3-70b", "h100", "fp8", 4));
   const double a = m.Seconds(Decode(m, 16, 1000)), b = m.Seconds(Decode(m, 16, 2000)),
                c = m.Seconds(Decode(m, 16, 3000));
   EXPECT_NEAR(c - b, b - a, 1e-12);
 }
 
 TEST(StepTime, MoreGpusMakeSmallBatchesFaster) {
-  const StepTimeModel tp1(Make("llama-3.3-70b", "h200", "fp8", 1));
-  const StepTimeModel tp8(Make("llama-3.3-70b", "h200", "fp8", 8));
+  const StepTimeModel tp1(StepDeployment("llama-3.3-70b", "h200", "fp8", 1));
+  const StepTimeModel tp8(StepDeployment("llama-3.3-70b", "h200", "fp8", 8));
   EXPECT_LT(tp8.Seconds(Decode(tp8, 4, 1024)), tp1.Seconds(Decode(tp1, 4, 1024)));
 }
 
 TEST(StepTime, ExpertReadsGrowWithDistinctExperts) {
   // Batch 1 touches k experts, batch 64 nearly all of them: the weight-bound decode step grows
   // much less than 64x, and more for a MoE model than the overheads alone explain.
-  const StepTimeModel m(Make("deepseek-r1", "h200", "fp8", 8));
+  const StepTimeModel m(StepDeployment("deepseek-r1", "h200", "fp8", 8));
   const double one = m.Seconds(Decode(m, 1, 1024)), many = m.Seconds(Decode(m, 64, 1024));
   EXPECT_GT(many, 1.3 * one);
   EXPECT_LT(many, 10 * one);
@@ -100,13 +96,13 @@ TEST(StepTime, AttentionDataParallelWithExpertsOverTpPaysAGatherAndScatterPerFfn
   // DeepSeek-R1 rows of disaggregated catalogs run dp-attn with ep 1: attention per rank, experts
   // split over TP. Around each of the 61 FFN blocks (3 dense, 58 MoE) every rank gathers all ranks'
   // tokens and scatters the reduced outputs back: an all-reduce's traffic of the whole batch.
-  const Deployment d = Make("deepseek-r1", "b200", "fp8", 8, 1, true);
+  const Deployment d = StepDeployment("deepseek-r1", "b200", "fp8", 8, 1, true);
   const StepTimeModel dp(d);
-  const StepTimeModel tp(Make("deepseek-r1", "b200", "fp8", 8));
+  const StepTimeModel tp(StepDeployment("deepseek-r1", "b200", "fp8", 8));
   // Each rank's attention reads 1/8 of the batch's KV, where TP attention reads the replicated latent of all.
   EXPECT_LT(dp.Seconds(Decode(dp, 256, 4096)), tp.Seconds(Decode(tp, 256, 4096)));
   // The collectives' bandwidth term, exactly: remove it with a 1000× faster scale-up link.
-  EngineData fast_link = Data();
+  EngineData fast_link = test::ProjectEngineData();
   for (HardwareSpec& h : fast_link.hardware)
     if (h.name == "b200") h.link_bytes_per_s *= 1000;
   DeploymentOptions o;
@@ -124,8 +120,8 @@ TEST(StepTime, AttentionDataParallelWithExpertsOverTpPaysAGatherAndScatterPerFfn
 TEST(StepTime, ATensorParallelGroupBeyondOneDomainCrossesTheScaleOutNetwork) {
   // TP 16 on H100 spans two 8-GPU NVLink domains: its all-reduces cross the 400 Gb/s NICs, and a TP group
   // of 12 (not whole domains) is refused.
-  const StepTimeModel tp16(Make("deepseek-r1", "h100", "fp8", 16));
-  EngineData fast_nics = Data();
+  const StepTimeModel tp16(StepDeployment("deepseek-r1", "h100", "fp8", 16));
+  EngineData fast_nics = test::ProjectEngineData();
   for (HardwareSpec& h : fast_nics.hardware)
     if (h.name == "h100") h.scale_out_bytes_per_s *= 100;
   DeploymentOptions o;
@@ -140,7 +136,7 @@ TEST(StepTime, ATensorParallelGroupBeyondOneDomainCrossesTheScaleOutNetwork) {
   // (50 GB/s at the link fraction): tens of milliseconds that 100× faster NICs nearly remove.
   EXPECT_GT(tp16.Seconds(chunk) - tp16_fast.Seconds(chunk), 0.02);
   try {
-    Make("deepseek-r1", "h100", "fp8", 12);
+    StepDeployment("deepseek-r1", "h100", "fp8", 12);
     FAIL() << "tp 12 on 8-GPU domains was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("whole domains"), std::string::npos) << e.what();
@@ -148,7 +144,7 @@ TEST(StepTime, ATensorParallelGroupBeyondOneDomainCrossesTheScaleOutNetwork) {
   // Wide EP across domains: 8/15 of each rank's dispatch crosses the NICs, the slower side.
   o.ep = 16;
   o.dp_attention = true;
-  const StepTimeModel ep16(ResolveDeployment(Data(), o));
+  const StepTimeModel ep16(ResolveDeployment(test::ProjectEngineData(), o));
   const StepTimeModel ep16_fast(ResolveDeployment(fast_nics, o));
   EXPECT_GT(ep16.Seconds(Decode(ep16, 512, 2048)), ep16_fast.Seconds(Decode(ep16_fast, 512, 2048)));
 }
@@ -166,7 +162,7 @@ TEST(StepTime, WholeBatchAttentionGrowsWithBatchSquared) {
     o.framework = framework;
     o.tp = 1;
     o.use_calibration = false;
-    return ResolveDeployment(Data(), o);
+    return ResolveDeployment(test::ProjectEngineData(), o);
   };
   const Deployment whole = make("transformers");
   ASSERT_EQ(whole.framework.attention, AttentionScope::kWholeBatch);

@@ -33,8 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kSha = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-constexpr double kStart = 1000.0;
-constexpr double kEnd = 1060.0;
+constexpr double kMultinodeStart = 1000.0;
+constexpr double kMultinodeEnd = 1060.0;
 constexpr double kFirst = 998.0;
 constexpr double kLast = 1062.0;
 
@@ -104,9 +104,14 @@ void WriteJson(const fs::path& path, const Json& value) {
 }
 
 Json Bench() {
-  return Json{{"model_id", "test-model"},        {"max_concurrency", 4},       {"benchmark_start_time_unix", kStart},
-              {"benchmark_end_time_unix", kEnd}, {"duration", 60.0},           {"completed", 8},
-              {"total_input_tokens", 32768},     {"total_output_tokens", 4096}};
+  return Json{{"model_id", "test-model"},
+              {"max_concurrency", 4},
+              {"benchmark_start_time_unix", kMultinodeStart},
+              {"benchmark_end_time_unix", kMultinodeEnd},
+              {"duration", 60.0},
+              {"completed", 8},
+              {"total_input_tokens", 32768},
+              {"total_output_tokens", 4096}};
 }
 
 // A self-consistent package under `root`, as the producer writes it, for client result `bench`.
@@ -180,8 +185,8 @@ void BuildPackage(const fs::path& root, const PowerFn& power = nullptr, const Js
                                                        {"benchmark_type", "sa-bench"},
                                                        {"concurrency", 4},
                                                        {"status", "completed"},
-                                                       {"benchmark_start_time_unix", kStart},
-                                                       {"benchmark_end_time_unix", kEnd},
+                                                       {"benchmark_start_time_unix", kMultinodeStart},
+                                                       {"benchmark_end_time_unix", kMultinodeEnd},
                                                        {"duration", 60.0},
                                                        {"reason", nullptr},
                                                        {"result_path", "my_result.json"}});
@@ -217,7 +222,7 @@ void EditAssignments(const fs::path& root, const std::function<void(Json&)>& edi
   });
 }
 
-struct Case {
+struct MultinodeCase {
   std::string name;
   std::function<void(const fs::path&)> mutate;  // after BuildPackage
   long long prefill = 2;
@@ -227,9 +232,9 @@ struct Case {
   PowerFn power = nullptr;
 };
 
-std::vector<Case> Cases() {
-  std::vector<Case> cases;
-  const auto add = [&](std::string name, std::function<void(const fs::path&)> mutate = nullptr) -> Case& {
+std::vector<MultinodeCase> MultinodeCases() {
+  std::vector<MultinodeCase> cases;
+  const auto add = [&](std::string name, std::function<void(const fs::path&)> mutate = nullptr) -> MultinodeCase& {
     cases.push_back({std::move(name), std::move(mutate)});
     return cases.back();
   };
@@ -338,8 +343,9 @@ std::vector<Case> Cases() {
   });
   add("window_not_bracketed", [](const fs::path& r) {
     EditRows(r, [](Rows& body) {
-      std::erase_if(body,
-                    [](const auto& row) { return row[3] == "node-d" && row[4] == "0" && std::stod(row[1]) <= kStart; });
+      std::erase_if(body, [](const auto& row) {
+        return row[3] == "node-d" && row[4] == "0" && std::stod(row[1]) <= kMultinodeStart;
+      });
     });
   });
   add("expected_device_missing_unexpected_device", [](const fs::path& r) {
@@ -489,9 +495,9 @@ TEST_F(MultinodePowerParity, ConstructedPackagesMatchTheReference) {
   const std::string script = test::ReferencePath("utils/aggregate_power_multinode.py");
   std::set<std::string> reasons;
   int valid = 0;
-  const std::vector<Case> cases = Cases();
+  const std::vector<MultinodeCase> cases = MultinodeCases();
   std::vector<std::pair<std::vector<std::string>, fs::path>> runs;
-  for (const Case& c : cases) {
+  for (const MultinodeCase& c : cases) {
     const fs::path model = root_ / c.name / "model";
     BuildPackage(model, c.power);
     if (c.mutate) c.mutate(model);
@@ -527,7 +533,7 @@ TEST_F(MultinodePowerParity, ConstructedPackagesMatchTheReference) {
   }
   const std::vector<ProcessResult> ran = RunAll(runs);
   for (std::size_t k = 0; k < cases.size(); ++k) {
-    const Case& c = cases[k];
+    const MultinodeCase& c = cases[k];
     SCOPED_TRACE(c.name);
     const ProcessResult& ref = ran[2 * k];
     const ProcessResult& ours = ran[2 * k + 1];

@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 constexpr const char* kTz = "America/New_York";
 
 // One side-by-side case: files written into each side's folder, then both tools run there.
-struct Case {
+struct TelemetryCase {
   std::string name;
   std::map<std::string, std::string> files;  // relative path → content
   long long gpus = 1;
@@ -80,7 +80,7 @@ std::string Bench(double start, double end, double duration, const std::string& 
          "}";
 }
 
-const std::string kAgg =
+const std::string kTelemetryAgg =
     "{\n  \"hw\": \"h200\",\n  \"conc\": 64,\n  \"tput_per_gpu\": 1234.5,\n  \"avg_power_w\": 1.0,\n"
     "  \"power_metric_schema_version\": 2,\n  \"power_valid\": 0\n}";
 
@@ -124,19 +124,19 @@ std::string Stream(Format format, int gpus, double from, double to, double step 
   return out;
 }
 
-std::vector<Case> Cases() {
+std::vector<TelemetryCase> TelemetryCases() {
   const double t0 = 1700000000.0;  // 2023-11-14 17:13:20 EST
   const double s = t0 + 5.25;
   const double e = t0 + 65.75;
   const std::string bench = Bench(s, e, e - s);
   const std::string nv8 = Stream(Format::kNvidia, 8, t0, t0 + 72);
-  std::vector<Case> cases;
+  std::vector<TelemetryCase> cases;
   const auto add = [&](std::string name, std::string csv, std::string bench_text = "", long long gpus = 1) {
-    Case c;
+    TelemetryCase c;
     c.name = std::move(name);
     if (csv != "<none>") c.files["gpu_metrics.csv"] = csv;
     if (bench_text != "<none>") c.files["bench.json"] = bench_text.empty() ? bench : bench_text;
-    c.files["agg_bench.json"] = kAgg;
+    c.files["agg_bench.json"] = kTelemetryAgg;
     c.gpus = gpus;
     cases.push_back(c);
     return &cases.back();
@@ -239,10 +239,10 @@ std::vector<Case> Cases() {
   const auto snapshot = [](double a, double b, const std::string& extra = "") {
     return "gpu,total_energy_consumption,energy_units\n0," + Fmt(3, a) + ",J\n1," + Fmt(3, b) + ",J\n" + extra;
   };
-  Case* within = add("accumulator_within_tolerance", amd, "", 2);
+  TelemetryCase* within = add("accumulator_within_tolerance", amd, "", 2);
   within->files["gpu_metrics_energy_start.csv"] = snapshot(1000, 2000);
   within->files["gpu_metrics_energy_end.csv"] = snapshot(1000 + 21300, 2000 + 21500);
-  Case* outside = add("accumulator_outside_tolerance_negative_unmatched", amd, "", 2);
+  TelemetryCase* outside = add("accumulator_outside_tolerance_negative_unmatched", amd, "", 2);
   outside->files["gpu_metrics_energy_start.csv"] = snapshot(1000, 90000, "3,5,J\n");
   outside->files["gpu_metrics_energy_end.csv"] = snapshot(60000, 2000);
   add("accumulator_missing_end", amd, "", 2)->files["gpu_metrics_energy_start.csv"] = snapshot(1, 2);
@@ -310,7 +310,7 @@ class PowerParity : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   // Runs one case on both sides, counting the leaves compared.
-  void Compare(const Case& c, Tally& tally) {
+  void Compare(const TelemetryCase& c, Tally& tally) {
     SCOPED_TRACE(c.name);
     const fs::path ref_dir = root_ / c.name / "ref";
     const fs::path our_dir = root_ / c.name / "ours";
@@ -356,10 +356,10 @@ class PowerParity : public ::testing::Test {
 };
 
 TEST_F(PowerParity, ConstructedTelemetryMatchesTheReference) {
-  const std::vector<Case> cases = Cases();
+  const std::vector<TelemetryCase> cases = TelemetryCases();
   ASSERT_GE(cases.size(), 20U);
   Tally tally;
-  for (const Case& c : cases) Compare(c, tally);
+  for (const TelemetryCase& c : cases) Compare(c, tally);
   std::printf("power parity: %zu cases, %lld fields compared, %lld not bit-equal\n", cases.size(), tally.fields,
               tally.inexact);
   // Every reason code run() can reach (invalid_max_sample_gap cannot: its gap is fixed), and every
@@ -409,11 +409,11 @@ TEST_F(PowerParity, RecordedH200TelemetryMatchesTheReference) {
     bench.replace_extension(".json");
     ASSERT_TRUE(fs::exists(bench)) << "each recorded CSV needs its client result beside it: " << bench;
     const Json meta = Json::parse(ReadFile(bench.string()));
-    Case c;
+    TelemetryCase c;
     c.name = "h200_" + entry.path().stem().string();
     c.files["gpu_metrics.csv"] = ReadFile(entry.path().string());
     c.files["bench.json"] = ReadFile(bench.string());
-    c.files["agg_bench.json"] = kAgg;
+    c.files["agg_bench.json"] = kTelemetryAgg;
     c.gpus = meta.value("expected_num_gpus", 8LL);
     c.tz = meta.value("tz", std::string("UTC"));
     Compare(c, tally);

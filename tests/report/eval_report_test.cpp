@@ -11,18 +11,13 @@
 #include "report/eval_section.hpp"
 #include "report/report.hpp"
 #include "results/sample_points.hpp"
+#include "text_count.hpp"
 
 namespace infermark::results {
 namespace {
 
-std::size_t Count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 // The HTML of the evaluation row with anchor `id`.
-std::string Row(const std::string& html, const std::string& id) {
+std::string EvalRow(const std::string& html, const std::string& id) {
   const std::size_t begin = html.find("<tr id=\"" + id + "\"");
   if (begin == std::string::npos) return "";
   return html.substr(begin, html.find("</tr>", begin) - begin);
@@ -55,35 +50,35 @@ TEST(EvalReport, SectionShowsScoresThresholdsAndStatusesLinkedFromPoints) {
   ASSERT_NE(html.find("<section class=\"evaluations\" id=\"evaluations\">"), std::string::npos);
   EXPECT_NE(html.find("Accuracy evaluations (4)"), std::string::npos);
 
-  const std::string pass = Row(html, "eval-1");
+  const std::string pass = EvalRow(html, "eval-1");
   EXPECT_NE(pass.find("circle class=\"score pass\""), std::string::npos) << pass;
   EXPECT_NE(pass.find("line class=\"error-bar pass\""), std::string::npos) << pass;
   EXPECT_NE(pass.find("line class=\"threshold\""), std::string::npos) << pass;
   EXPECT_NE(pass.find("0.9500 ± 0.0060"), std::string::npos) << pass;
   EXPECT_NE(pass.find(">PASS<"), std::string::npos) << pass;
-  const std::string fail = Row(html, "eval-2");
+  const std::string fail = EvalRow(html, "eval-2");
   EXPECT_NE(fail.find("circle class=\"score fail\""), std::string::npos) << fail;
   EXPECT_NE(fail.find("gsm8k 0.62 &lt; 0.92 (minimaxm3)"), std::string::npos) << fail;
   for (const std::string id : {"eval-3", "eval-4"}) {
-    const std::string row = Row(html, id);
+    const std::string row = EvalRow(html, id);
     ASSERT_FALSE(row.empty()) << id;
     EXPECT_EQ(row.find("<circle"), std::string::npos) << row;
     EXPECT_EQ(row.find("error-bar"), std::string::npos) << row;
     EXPECT_NE(row.find("(no score)"), std::string::npos) << row;
     EXPECT_EQ(row.find("0.0000"), std::string::npos) << "an evaluation without a score shows no 0: " << row;
   }
-  EXPECT_NE(Row(html, "eval-3").find("NOT RUN"), std::string::npos);
-  EXPECT_NE(Row(html, "eval-4").find("INVALID"), std::string::npos);
+  EXPECT_NE(EvalRow(html, "eval-3").find("NOT RUN"), std::string::npos);
+  EXPECT_NE(EvalRow(html, "eval-4").find("INVALID"), std::string::npos);
   // The shared axis starts a 0.05 step below the lowest figure (0.62 − 0.006): 0.55.
   EXPECT_NE(html.find("the axis runs from 0.55 to 1.00"), std::string::npos);
 
   // The points table links each point to the evaluations of its configuration: conc 16 and 64 have
   // one each, conc 4 none; the b200 evaluation matches no point.
   EXPECT_NE(html.find("<th class=\"l\">accuracy</th>"), std::string::npos);
-  EXPECT_EQ(Count(html, "href=\"#eval-1\""), 1u);
-  EXPECT_EQ(Count(html, "href=\"#eval-2\""), 1u);
-  EXPECT_EQ(Count(html, "href=\"#eval-3\""), 0u);
-  EXPECT_EQ(Count(html, "href=\"#eval-4\""), 0u);
+  EXPECT_EQ(test::Occurrences(html, "href=\"#eval-1\""), 1u);
+  EXPECT_EQ(test::Occurrences(html, "href=\"#eval-2\""), 1u);
+  EXPECT_EQ(test::Occurrences(html, "href=\"#eval-3\""), 0u);
+  EXPECT_EQ(test::Occurrences(html, "href=\"#eval-4\""), 0u);
   EXPECT_NE(html.find("href=\"#eval-2\">gsm8k FAIL</a>"), std::string::npos);
 }
 

@@ -27,6 +27,7 @@
 #include "store/ingest.hpp"
 #include "store/result_store.hpp"
 #include "store/store_inspection.hpp"
+#include "text_count.hpp"
 
 namespace infermark::results {
 namespace {
@@ -319,12 +320,6 @@ TEST_F(MultiNodeResults, CsvExportHasTheDeploymentOfEveryPoint) {
   EXPECT_EQ(CsvColumn(csv, "disagg"), (std::vector<std::string>{"true", "true", "false"}));
 }
 
-std::size_t Count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 TEST_F(MultiNodeResults, ReportDrawsEachDisaggregatedDeploymentAsItsOwnSeries) {
   ReportRun run;
   run.run.id = 1;
@@ -334,19 +329,19 @@ TEST_F(MultiNodeResults, ReportDrawsEachDisaggregatedDeploymentAsItsOwnSeries) {
   run.run.points = static_cast<int>(run.points.size());
   const std::string html = RenderReport({run}, {});
   // One scenario (8k/1k), two charts; three series on each: aggregated, 1P1D, 2P1D.
-  EXPECT_EQ(Count(html, "<svg id=\"chart-"), 2u);
-  EXPECT_EQ(Count(html, "<path class=\"frontier"), 2u * 3);
+  EXPECT_EQ(test::Occurrences(html, "<svg id=\"chart-"), 2u);
+  EXPECT_EQ(test::Occurrences(html, "<path class=\"frontier"), 2u * 3);
   EXPECT_NE(html.find("mi355x vllm fp4 · measured"), std::string::npos);
   EXPECT_NE(html.find("mi355x vllm fp4 disagg 1P1D tp4/tp4 · measured"), std::string::npos);
   EXPECT_NE(html.find("mi355x vllm fp4 disagg 2P1D tp4/tp4 · measured"), std::string::npos);
   EXPECT_NE(html.find("class=\"note multinode-note\""), std::string::npos);
   // Each frontier is named on the chart; a multi-node one by its deployment alone.
-  EXPECT_EQ(Count(html, ">disagg 1P1D tp4/tp4</text>"), 2u);
-  EXPECT_EQ(Count(html, ">disagg 2P1D tp4/tp4</text>"), 2u);
-  EXPECT_EQ(Count(html, ">mi355x vllm fp4</text>"), 2u);
+  EXPECT_EQ(test::Occurrences(html, ">disagg 1P1D tp4/tp4</text>"), 2u);
+  EXPECT_EQ(test::Occurrences(html, ">disagg 2P1D tp4/tp4</text>"), 2u);
+  EXPECT_EQ(test::Occurrences(html, ">mi355x vllm fp4</text>"), 2u);
   // Legend entries wrap at spaces, so the two deployments' entries differ where they do.
-  EXPECT_EQ(Count(html, ">1P1D tp4/tp4 · measured</tspan>"), 2u);
-  EXPECT_EQ(Count(html, ">2P1D tp4/tp4 · measured</tspan>"), 2u);
+  EXPECT_EQ(test::Occurrences(html, ">1P1D tp4/tp4 · measured</tspan>"), 2u);
+  EXPECT_EQ(test::Occurrences(html, ">2P1D tp4/tp4 · measured</tspan>"), 2u);
   // Each series its own colour: three swatch colours in the table.
   std::set<std::string> colours;
   for (std::size_t at = html.find("class=\"swatch\" style=\"background:"); at != std::string::npos;
@@ -371,7 +366,9 @@ TEST_F(MultiNodeResults, CompareMatchesPointsAndFrontiersPerDeployment) {
   EXPECT_EQ(c.points.size(), 9u);
   EXPECT_TRUE(c.only_baseline.empty());
   EXPECT_TRUE(c.only_candidate.empty());
-  EXPECT_EQ(c.point_regressions, 9);
+  // Measured once, without history: the 20 % loss is inconclusive, never a regression.
+  EXPECT_EQ(c.point_regressions, 0);
+  for (const PointComparison& p : c.points) EXPECT_EQ(p.deltas[0].evidence.status, ChangeStatus::kInconclusive);
   std::set<std::string> groups;
   for (const FrontierSample& s : c.frontier) groups.insert(s.group);
   EXPECT_EQ(groups, (std::set<std::string>{"mi355x vllm fp4", "mi355x vllm fp4 disagg 1P1D tp4/tp4",

@@ -13,17 +13,12 @@
 #include "report/nice_axis.hpp"
 #include "results/sample_points.hpp"
 #include "run_binary.hpp"
+#include "text_count.hpp"
 
 namespace infermark::results {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::size_t Count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
 
 RunSummary Summary(std::int64_t id, const std::string& key, const std::vector<Point>& points) {
   RunSummary s;
@@ -68,21 +63,21 @@ TEST(Report, ChartsPointsAndLegends) {
   const auto runs = SampleRuns();
   const std::string html = RenderReport(runs, ReportOptions{});
   // Two scenarios (1k/1k and 8k/1k), two charts each.
-  EXPECT_EQ(Count(html, "<svg id=\"chart-"), 4u);
-  EXPECT_EQ(Count(html, "-interactivity\" class=\"chart\""), 2u);
-  EXPECT_EQ(Count(html, "-e2el\" class=\"chart\""), 2u);
+  EXPECT_EQ(test::Occurrences(html, "<svg id=\"chart-"), 4u);
+  EXPECT_EQ(test::Occurrences(html, "-interactivity\" class=\"chart\""), 2u);
+  EXPECT_EQ(test::Occurrences(html, "-e2el\" class=\"chart\""), 2u);
   // Every point on both charts: 26 measured points, 6 predicted.
-  EXPECT_EQ(Count(html, "class=\"pt measured"), 2u * 26);
-  EXPECT_EQ(Count(html, "class=\"pt predicted"), 2u * 6);
+  EXPECT_EQ(test::Occurrences(html, "class=\"pt measured"), 2u * 26);
+  EXPECT_EQ(test::Occurrences(html, "class=\"pt predicted"), 2u * 6);
   // One frontier per series per chart: 1k/1k has 3 series (mi355x measured, mi355x predicted, h200);
   // 8k/1k has 1.
-  EXPECT_EQ(Count(html, "<path class=\"frontier"), 2u * (3 + 1));
+  EXPECT_EQ(test::Occurrences(html, "<path class=\"frontier"), 2u * (3 + 1));
   EXPECT_NE(html.find("mi355x vllm fp4 · measured"), std::string::npos);
   EXPECT_NE(html.find("mi355x vllm fp4 · predicted"), std::string::npos);
   EXPECT_NE(html.find("h200 vllm fp8 · measured (de-scaled ×20)"), std::string::npos);
   EXPECT_NE(html.find("time-scale-note"), std::string::npos);
   // Each group's frontier is named once per chart on the chart itself: 1k/1k has 2 groups, 8k/1k 1.
-  EXPECT_EQ(Count(html, "class=\"frontier-label\""), 2u * (2 + 1));
+  EXPECT_EQ(test::Occurrences(html, "class=\"frontier-label\""), 2u * (2 + 1));
   EXPECT_NE(html.find(">h200 vllm fp8</text>"), std::string::npos);
   EXPECT_NE(html.find("Interactivity (median) [tok/s/user]"), std::string::npos);
   EXPECT_NE(html.find("End-to-end latency (median) [s]"), std::string::npos);
@@ -97,10 +92,10 @@ TEST(Report, ChartsPointsAndLegends) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
-  EXPECT_EQ(Count(html, "http"), Count(html, "http://www.w3.org/2000/svg"));
+  EXPECT_EQ(test::Occurrences(html, "http"), test::Occurrences(html, "http://www.w3.org/2000/svg"));
   // The table lists every point once.
-  EXPECT_EQ(Count(html, "<tr class=\"measured"), 26u);
-  EXPECT_EQ(Count(html, "<tr class=\"predicted"), 6u);
+  EXPECT_EQ(test::Occurrences(html, "<tr class=\"measured"), 26u);
+  EXPECT_EQ(test::Occurrences(html, "<tr class=\"predicted"), 6u);
 }
 
 // An INVALID point (here the best one of its curve: a starved engine at conc 32) is drawn, faded
@@ -113,13 +108,36 @@ TEST(Report, InvalidPointsAreMarkedAndLeftOutOfFrontiers) {
   const std::string valid_html = RenderReport(runs, ReportOptions{});
   best.provenance.verdict = "INVALID: engine behind its model (p99 2.000 ms)";
   const std::string html = RenderReport(runs, ReportOptions{});
-  EXPECT_EQ(Count(html, " invalid"), 2u + 1u);  // both charts' markers, and its table row
+  EXPECT_EQ(test::Occurrences(html, " invalid"), 2u + 1u);  // both charts' markers, and its table row
   EXPECT_NE(html.find("<title>INVALID: engine behind its model (p99 2.000 ms)\nmi355x vllm fp4"), std::string::npos);
-  EXPECT_EQ(Count(valid_html, " invalid"), 0u);
+  EXPECT_EQ(test::Occurrences(valid_html, " invalid"), 0u);
   // On the valid report the point is on its frontier on both charts; invalid, on neither.
-  EXPECT_EQ(Count(html, "class=\"pt measured front invalid"), 0u);
-  EXPECT_LT(Count(html, "class=\"pt measured front"), Count(valid_html, "class=\"pt measured front"));
-  EXPECT_EQ(Count(html, "class=\"pt measured"), 2u * 26);  // still drawn
+  EXPECT_EQ(test::Occurrences(html, "class=\"pt measured front invalid"), 0u);
+  EXPECT_LT(test::Occurrences(html, "class=\"pt measured front"),
+            test::Occurrences(valid_html, "class=\"pt measured front"));
+  EXPECT_EQ(test::Occurrences(html, "class=\"pt measured"), 2u * 26);  // still drawn
+}
+
+// A repeated point is drawn with error bars on both axes (its median's interval) and its series'
+// frontier with a band from the repeats' own frontiers; a point measured once has neither.
+TEST(Report, RepeatedPointsGetErrorBarsAndTheirFrontierABand) {
+  std::vector<Point> points;
+  for (auto& p : sample::SampleCurve({}, {1, 4, 16})) points.push_back(sample::WithRepeats(p, {1.0, 0.95, 1.05}));
+  sample::SampleSpec once;
+  once.hw = "h200";
+  for (auto& p : sample::SampleCurve(once, {1, 4, 16})) points.push_back(p);
+  const std::string html = RenderReport({ReportRun{Summary(1, "sweep-1", points), points, {}}}, ReportOptions{});
+  // Three repeated points on each of the two charts, each with a vertical and a horizontal bar.
+  EXPECT_EQ(test::Occurrences(html, "class=\"error-bar y\""), 6u);
+  EXPECT_EQ(test::Occurrences(html, "class=\"error-bar x\""), 6u);
+  // One band per chart: the repeated series' (the h200 series was measured once).
+  EXPECT_EQ(test::Occurrences(html, "class=\"frontier-band\""), 2u);
+  EXPECT_NE(html.find("median of 3 repeats, [95 % interval of the median]"), std::string::npos);
+  // The hover title gives the interval of tok/s/GPU: three repeats, [min, max].
+  const double tput = sample::SamplePoint({}, 4).agg["tput_per_gpu"].get<double>();
+  char interval[64];
+  std::snprintf(interval, sizeof interval, "tok/s/GPU: %.1f [%.1f, %.1f]", tput, tput * 0.95, tput * 1.05);
+  EXPECT_NE(html.find(interval), std::string::npos) << interval;
 }
 
 TEST(Report, EscapesTextFromResults) {
@@ -162,15 +180,15 @@ TEST(ReportCommand, WritesFileFromStore) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string html = ReadFile(out);
   // Default selection: newest measured and newest predicted run.
-  EXPECT_EQ(Count(html, "class=\"pt measured"), 2u * 26);
-  EXPECT_EQ(Count(html, "class=\"pt predicted"), 2u * 6);
+  EXPECT_EQ(test::Occurrences(html, "class=\"pt measured"), 2u * 26);
+  EXPECT_EQ(test::Occurrences(html, "class=\"pt predicted"), 2u * 6);
   const auto one = infermark::test::RunInfermark({"report", "--db", db, "--run", "predict-1", "-o", out});
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  EXPECT_EQ(Count(ReadFile(out), "class=\"pt measured"), 0u);
+  EXPECT_EQ(test::Occurrences(ReadFile(out), "class=\"pt measured"), 0u);
   const auto both = infermark::test::RunInfermark({"report", "--db", db, "--run", "sweep-1", "2", "-o", out});
   ASSERT_EQ(both.exit_code, 0) << both.err;
-  EXPECT_EQ(Count(ReadFile(out), "class=\"pt predicted"), 2u * 6);
-  EXPECT_EQ(Count(ReadFile(out), "class=\"pt measured"), 2u * 26);
+  EXPECT_EQ(test::Occurrences(ReadFile(out), "class=\"pt predicted"), 2u * 6);
+  EXPECT_EQ(test::Occurrences(ReadFile(out), "class=\"pt measured"), 2u * 26);
 
   // CSV: units in the headers, one line per point, figures de-scaled.
   const auto csv = infermark::test::RunInfermark({"results", "export", "--csv", "--db", db, "--run", "sweep-1"});
@@ -179,7 +197,7 @@ TEST(ReportCommand, WritesFileFromStore) {
   EXPECT_NE(csv.out.find(",tput_per_gpu [tok/s/GPU],"), std::string::npos);
   EXPECT_NE(csv.out.find(",median_intvty [tok/s/user],"), std::string::npos);
   EXPECT_NE(csv.out.find(",median_e2el [s],"), std::string::npos);
-  EXPECT_EQ(Count(csv.out, "\n"), 1u + 26);
+  EXPECT_EQ(test::Occurrences(csv.out, "\n"), 1u + 26);
   const auto runs = SampleRuns();
   const Point& scaled = runs[0].points.back();  // h200, time scale 20
   char expected[64];

@@ -11,8 +11,9 @@
 #include <filesystem>
 
 #include "core/diagnostic.hpp"
+#include "core/eval_batch.hpp"
+#include "core/eval_thresholds.hpp"
 #include "core/file_io.hpp"
-#include "results/eval_thresholds.hpp"
 #include "results/result_files.hpp"
 #include "results/sample_points.hpp"
 #include "test_paths.hpp"
@@ -85,7 +86,7 @@ class EvalFolderTest : public ::testing::Test {
 };
 
 TEST_F(EvalFolderTest, ScoredPassingEvalKeyedAsItsThroughputPoint) {
-  const Evaluation e = ReadEvalFolder(EvalFixture("scored-pass"));
+  const Evaluation e = ReadEvalFolder(EvalFixture("scored-pass")).at(0);
   EXPECT_EQ(e.status, EvalStatus::kScored);
   EXPECT_EQ(e.task, "gsm8k");
   EXPECT_EQ(e.metric, "exact_match,strict-match");
@@ -108,7 +109,7 @@ TEST_F(EvalFolderTest, ScoredPassingEvalKeyedAsItsThroughputPoint) {
 }
 
 TEST_F(EvalFolderTest, ScoredFailingEvalNamesTheThreshold) {
-  const Evaluation e = ReadEvalFolder(EvalFixture("scored-fail"));
+  const Evaluation e = ReadEvalFolder(EvalFixture("scored-fail")).at(0);
   EXPECT_EQ(e.status, EvalStatus::kScored);
   EXPECT_DOUBLE_EQ(*e.score, 0.5);  // every other answer was wrong
   EXPECT_GT(*e.score_stderr, 0.1);
@@ -119,7 +120,7 @@ TEST_F(EvalFolderTest, ScoredFailingEvalNamesTheThreshold) {
 }
 
 TEST_F(EvalFolderTest, NotRunAndInvalidEvalsHaveNoScore) {
-  const Evaluation not_run = ReadEvalFolder(EvalFixture("not-run"));
+  const Evaluation not_run = ReadEvalFolder(EvalFixture("not-run")).at(0);
   EXPECT_EQ(not_run.status, EvalStatus::kNotRun);
   EXPECT_FALSE(not_run.score.has_value());
   EXPECT_FALSE(not_run.passed.has_value());
@@ -128,7 +129,7 @@ TEST_F(EvalFolderTest, NotRunAndInvalidEvalsHaveNoScore) {
   EXPECT_EQ(not_run.reasons, std::vector<std::string>{"the built-in engine has no weights: accuracy is not measured"});
   EXPECT_EQ(not_run.key.conc, 256);
 
-  const Evaluation invalid = ReadEvalFolder(EvalFixture("invalid"));
+  const Evaluation invalid = ReadEvalFolder(EvalFixture("invalid")).at(0);
   EXPECT_EQ(invalid.status, EvalStatus::kInvalid);
   EXPECT_FALSE(invalid.Scored());
   EXPECT_FALSE(invalid.passed.has_value());
@@ -139,7 +140,7 @@ TEST_F(EvalFolderTest, NotRunAndInvalidEvalsHaveNoScore) {
 
 TEST_F(EvalFolderTest, LmEvalFilesAloneAreReadAsCollectEvalResultsReadsThem) {
   const EvalThresholds thresholds = LoadEvalThresholds(test::SourcePath("data/evals/thresholds.yaml"));
-  const Evaluation gated = ReadEvalFolder(EvalFixture("lm-eval-only"), &thresholds);
+  const Evaluation gated = ReadEvalFolder(EvalFixture("lm-eval-only"), &thresholds).at(0);
   EXPECT_EQ(gated.origin, kEvalOriginLmEval);
   EXPECT_EQ(gated.status, EvalStatus::kScored);
   EXPECT_DOUBLE_EQ(*gated.score, 0.5);
@@ -150,7 +151,7 @@ TEST_F(EvalFolderTest, LmEvalFilesAloneAreReadAsCollectEvalResultsReadsThem) {
   EXPECT_EQ(gated.passed, false);
   EXPECT_EQ(gated.eval_concurrency, 64);  // meta_env.json's conc, as the reference's row
 
-  const Evaluation ungated = ReadEvalFolder(EvalFixture("lm-eval-only"));
+  const Evaluation ungated = ReadEvalFolder(EvalFixture("lm-eval-only")).at(0);
   EXPECT_FALSE(ungated.threshold.has_value());
   EXPECT_FALSE(ungated.passed.has_value());
   EXPECT_EQ(ungated.Verdict(), "NO THRESHOLD");
@@ -160,7 +161,7 @@ TEST_F(EvalFolderTest, LmEvalFilesAloneAreReadAsCollectEvalResultsReadsThem) {
 TEST_F(EvalFolderTest, UnfinishedResultsWithoutStatusAreNotScores) {
   const fs::path dir = Copy("invalid");
   fs::remove(dir / "eval_status.json");
-  const Evaluation e = ReadEvalFolder(dir.string());
+  const Evaluation e = ReadEvalFolder(dir.string()).at(0);
   EXPECT_EQ(e.origin, kEvalOriginLmEval);
   EXPECT_EQ(e.status, EvalStatus::kInvalid);
   EXPECT_FALSE(e.Scored());
@@ -170,7 +171,7 @@ TEST_F(EvalFolderTest, UnfinishedResultsWithoutStatusAreNotScores) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().filename().string().rfind("invalid_results", 0) == 0) fs::remove(entry.path());
   }
-  const Evaluation none = ReadEvalFolder(dir.string());
+  const Evaluation none = ReadEvalFolder(dir.string()).at(0);
   EXPECT_EQ(none.status, EvalStatus::kNotRun);
   EXPECT_EQ(none.reasons, std::vector<std::string>{"no lm-eval results file in the folder"});
 }
@@ -256,27 +257,92 @@ TEST_F(EvalFolderTest, ResultFoldersLeaveEvalFoldersToTheirReader) {
   EXPECT_EQ(fs::path(multinode[1]).filename(), "conc64");
 }
 
-TEST_F(EvalFolderTest, ThresholdsResolveModelOverrideThenDefault) {
+// InferenceX's batched artifacts (benchmark_lib.sh's staging, as test_collect_eval_results.py
+// builds them): eval_concs 4, 16, 64 and 128, 4 and 16 completed (16 run twice, the re-run's file
+// `_conc16_2`), 64 failed (lm-eval still wrote a file: the collector takes none), 128 never run.
+TEST_F(EvalFolderTest, InferenceXsBatchedArtifactsAreOneEvaluationPerConcurrency) {
+  const fs::path dir = Copy("lm-eval-only");
+  const fs::path template_file = dir / "results_2026-12-06T03-36-02.063998.json";
+  const Json results = Read(template_file);
+  fs::remove(template_file);
+  const auto stage = [&](const std::string& name, double score, int age_s) {
+    Json doc = results;
+    doc["results"]["gsm8k"]["exact_match,strict-match"] = score;
+    doc["results"]["gsm8k"]["exact_match,flexible-extract"] = score;
+    Write(dir / name, doc);
+    fs::last_write_time(dir / name, fs::file_time_type::clock::now() - std::chrono::seconds(age_s));
+  };
+  stage("results_a_conc4.json", 0.95, 40);
+  stage("results_a_conc16.json", 0.50, 30);    // the first run's conc-16 file
+  stage("results_a_conc16_2.json", 0.93, 20);  // the re-run's, newer
+  stage("results_a_conc64.json", 0.99, 10);
+  Json meta = Read(dir / "meta_env.json");
+  meta = WithEvalBatch(meta, EvalBatch{{4, 16, 64, 128}, {4, 16}, {64}});
+  Write(dir / "meta_env.json", meta);
   const EvalThresholds t = LoadEvalThresholds(test::SourcePath("data/evals/thresholds.yaml"));
-  ASSERT_TRUE(t.For("gsm8k", "minimaxm2.5"));
-  EXPECT_DOUBLE_EQ(t.For("gsm8k", "minimaxm2.5")->value, 0.92);
-  EXPECT_EQ(t.For("gsm8k", "minimaxm2.5")->source, "minimaxm2.5");
-  EXPECT_DOUBLE_EQ(t.For("gsm8k", "unknownmodel")->value, 0.90);
-  EXPECT_EQ(t.For("gsm8k", "unknownmodel")->source, "default");
-  EXPECT_FALSE(t.For("mmlu", "dsr1").has_value());
-
-  fs::create_directories(dir_);
-  WriteFileAtomic((dir_ / "flat.yaml").string(), "gsm8k: 0.8\n");
-  EXPECT_DOUBLE_EQ(LoadEvalThresholds((dir_ / "flat.yaml").string()).For("gsm8k", "x")->value, 0.8);
-  WriteFileAtomic((dir_ / "bad.yaml").string(), "default:\n  gsm8k: high\n");
-  try {
-    LoadEvalThresholds((dir_ / "bad.yaml").string());
-    FAIL() << "a threshold that is not a number was accepted";
-  } catch (const InputError& e) {
-    const std::string text = e.diagnostics().at(0).ToString();
-    EXPECT_NE(text.find("bad.yaml:2"), std::string::npos) << text;
-    EXPECT_NE(text.find("default.gsm8k"), std::string::npos) << text;
+  const std::vector<Evaluation> evals = ReadEvalFolder(dir.string(), &t);
+  ASSERT_EQ(evals.size(), 4u);
+  std::vector<long long> concs;
+  for (const Evaluation& e : evals) {
+    concs.push_back(e.eval_concurrency);
+    EXPECT_EQ(e.key.conc, e.eval_concurrency);  // keyed as the point of its concurrency
+    EXPECT_EQ(e.task, "gsm8k");
+    EXPECT_EQ(e.origin, kEvalOriginLmEval);
+    EXPECT_EQ(e.key.Canonical(), FixturePointKey("b200", e.eval_concurrency).Canonical());
   }
+  EXPECT_EQ(concs, (std::vector<long long>{4, 16, 64, 128}));
+  EXPECT_EQ(evals[0].Verdict(), "PASS");
+  EXPECT_DOUBLE_EQ(*evals[0].score, 0.95);
+  EXPECT_EQ(evals[1].results_file, "results_a_conc16_2.json");  // the newest of its concurrency
+  EXPECT_DOUBLE_EQ(*evals[1].score, 0.93);
+  EXPECT_EQ(evals[1].Verdict(), "PASS");  // 0.93 >= dsr1's 0.91
+  EXPECT_EQ(evals[2].status, EvalStatus::kInvalid);
+  EXPECT_FALSE(evals[2].score.has_value());  // a failed concurrency's file is no score
+  EXPECT_EQ(evals[2].reasons.at(0), "the batch lists concurrency 64 as failed (failed_eval_concs)");
+  EXPECT_EQ(evals[3].status, EvalStatus::kNotRun);
+  EXPECT_NE(evals[3].reasons.at(0).find("did not run concurrency 128"), std::string::npos);
+  // Each is its own evaluation in the store: distinct keys.
+  EXPECT_NE(evals[0].EvalKey(), evals[1].EvalKey());
+  EXPECT_NE(evals[2].EvalKey(), evals[3].EvalKey());
+
+  // A completed concurrency without its file is a broken batch: INVALID, saying so.
+  fs::remove(dir / "results_a_conc4.json");
+  const std::vector<Evaluation> broken = ReadEvalFolder(dir.string(), &t);
+  EXPECT_EQ(broken[0].status, EvalStatus::kInvalid);
+  EXPECT_NE(broken[0].reasons.at(0).find("as completed, but the folder holds no lm-eval results file of it"),
+            std::string::npos);
+  // A manifest that is not lists of concurrencies names the file and the field.
+  meta["failed_eval_concs"] = "64";
+  Write(dir / "meta_env.json", meta);
+  EXPECT_NE(Problem(dir).find("failed_eval_concs"), std::string::npos) << Problem(dir);
+}
+
+// The runner's batched folder: a status file per concurrency beside one meta_env.json.
+TEST_F(EvalFolderTest, ABatchWithStatusFilesReadsEachConcurrencysStatus) {
+  const fs::path dir = Copy("scored-pass");
+  Json status = Read(dir / "eval_status.json");
+  fs::remove(dir / "eval_status.json");
+  const std::string results_file = status["results_file"].get<std::string>();
+  const std::string stem = results_file.substr(0, results_file.size() - 5);
+  fs::rename(dir / results_file, dir / (stem + "_conc16.json"));
+  status["results_file"] = stem + "_conc16.json";
+  status["concurrency"] = 16;
+  Write(dir / "eval_status_conc16.json", status);
+  Json not_run = Read(fs::path(EvalFixture("not-run")) / "eval_status.json");
+  not_run["concurrency"] = 64;
+  Write(dir / "eval_status_conc64.json", not_run);
+  Write(dir / "meta_env.json", WithEvalBatch(Read(dir / "meta_env.json"), EvalBatch{{16, 64}, {16}, {}}));
+  const std::vector<Evaluation> evals = ReadEvalFolder(dir.string());
+  ASSERT_EQ(evals.size(), 2u);
+  EXPECT_EQ(evals[0].origin, kEvalOriginInfermark);
+  EXPECT_EQ(evals[0].Verdict(), "PASS");
+  EXPECT_EQ(evals[0].key.conc, 16);
+  EXPECT_EQ(evals[1].Verdict(), "NOT RUN");
+  EXPECT_EQ(evals[1].key.conc, 64);
+  // A status file whose concurrency is not its name's is refused.
+  status["concurrency"] = 8;
+  Write(dir / "eval_status_conc16.json", status);
+  EXPECT_NE(Problem(dir).find("must be 16, the concurrency its file name carries"), std::string::npos) << Problem(dir);
 }
 
 TEST(Evaluation, ThresholdVerdictAndKey) {
@@ -299,6 +365,44 @@ TEST(Evaluation, ThresholdVerdictAndKey) {
   EXPECT_FALSE(SameConfiguration(sample::SamplePoint({}, 16).key, sample::SamplePoint(eight_k, 16).key));
   EXPECT_EQ(ParseEvalStatus("not_run"), EvalStatus::kNotRun);
   EXPECT_FALSE(ParseEvalStatus("NOT RUN").has_value());
+}
+
+TEST(Evaluation, EveryExactMatchScoreMeetsTheThresholdAsValidateScoresChecksIt) {
+  Evaluation e = sample::SampleEvaluation({}, 16, EvalStatus::kScored, 0.95);
+  e.flexible_score = 0.80;
+  e.passed.reset();
+  ApplyThreshold(e);
+  EXPECT_EQ(e.passed, false);
+  EXPECT_EQ(e.reasons, std::vector<std::string>{"gsm8k flexible-extract 0.8 < 0.92 (minimaxm3)"});
+  e.flexible_score = 0.92;  // at the threshold passes
+  e.reasons.clear();
+  ApplyThreshold(e);
+  EXPECT_EQ(e.passed, true);
+  EXPECT_TRUE(e.reasons.empty());
+}
+
+TEST(Evaluation, TheDefaultThresholdIsTheGatesRule) {
+  const EvalThresholds t = LoadEvalThresholds(test::SourcePath("data/evals/thresholds.yaml"));
+  Evaluation e = sample::SampleEvaluation({}, 16, EvalStatus::kScored, 0.86);
+  e.threshold.reset();
+  e.threshold_source.clear();
+  e.passed.reset();
+  e.task = "mmlu";  // named by no model and no default: validate_scores.py's 0.85
+  ApplyDefaultThreshold(e, &t);
+  EXPECT_DOUBLE_EQ(*e.threshold, kFallbackMinScore);
+  EXPECT_EQ(e.threshold_source, "min-score");
+  EXPECT_EQ(e.passed, true);
+  Evaluation own = sample::SampleEvaluation({}, 16, EvalStatus::kScored, 0.91);
+  own.passed.reset();
+  ApplyDefaultThreshold(own, &t);  // its own threshold (0.92, minimaxm3) stands
+  EXPECT_DOUBLE_EQ(*own.threshold, 0.92);
+  EXPECT_EQ(own.passed, false);
+  Evaluation none = sample::SampleEvaluation({}, 16, EvalStatus::kScored, 0.5);
+  none.threshold.reset();
+  none.passed.reset();
+  ApplyDefaultThreshold(none, nullptr);
+  EXPECT_FALSE(none.passed.has_value());
+  EXPECT_EQ(none.Verdict(), "NO THRESHOLD");
 }
 
 }  // namespace

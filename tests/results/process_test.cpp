@@ -11,6 +11,7 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "power/indented_json.hpp"
+#include "results/prediction_band_fields.hpp"
 #include "results/process_result.hpp"
 #include "run_binary.hpp"
 #include "test_paths.hpp"
@@ -247,6 +248,71 @@ TEST(ProcessCommand, FlagsOverEnvironmentAndGoldenFile) {
   EXPECT_EQ(absent.exit_code, 2);
   EXPECT_NE(absent.err.find("no-such.json"), std::string::npos) << absent.err;
   fs::remove_all(dir);
+}
+
+// A predicted result's bands in its agg record: each band processed as its figure is (per GPU,
+// milliseconds to seconds, TPOT to interactivity with the edges swapped), under one key of
+// infermark's own after InferenceX's, which stay as they were; and read back de-scaled.
+Json Banded(double v, double low, double high) {
+  return Json{{"band_p10", v * low}, {"band_p90", v * high}};
+}
+
+TEST(PredictionBandFields, TheAggRecordCarriesEachBandProcessedAsItsFigure) {
+  const Json raw = Load(test::Fixture("golden-matrix/example_benchmark_result_synthetic.json"));
+  Json predicted = raw;
+  predicted["infermark"]["prediction_band"] = {{"scope", "vllm/amd"},
+                                               {"residuals", 403},
+                                               {"figures",
+                                                {{"total_token_throughput", Banded(13269.76, 0.8, 1.15)},
+                                                 {"output_throughput", Banded(1474.56, 0.8, 1.15)},
+                                                 {"median_tpot_ms", Banded(40.0, 1 / 1.2, 1 / 0.9)},
+                                                 {"p90_ttft_ms", Banded(2900.0, 0.9, 1.3)},
+                                                 {"median_e2el_ms", Banded(38500.0, 0.85, 1.2)}}}};
+  const Json plain = ProcessClientResult(raw, SyntheticSettings(), "plain.json");
+  const Json agg = ProcessClientResult(predicted, SyntheticSettings(), "predicted.json");
+  // InferenceX's keys: the same values in the same order; the band comes last.
+  ASSERT_EQ(agg.size(), plain.size() + 1);
+  auto a = agg.begin();
+  for (auto p = plain.begin(); p != plain.end(); ++p, ++a) {
+    EXPECT_EQ(a.key(), p.key());
+    EXPECT_EQ(*a, *p) << p.key();
+  }
+  EXPECT_EQ(a.key(), "prediction_band");
+  EXPECT_FALSE(plain.contains("prediction_band")) << "a measured result has none";
+
+  const Json& band = agg["prediction_band"];
+  EXPECT_EQ(band["scope"], "vllm/amd");
+  EXPECT_EQ(band["residuals"], 403);
+  const Json& f = band["figures"];
+  auto near = [&](const char* key, double low, double high) {
+    ASSERT_TRUE(f.contains(key)) << key;
+    EXPECT_NEAR(f[key]["band_p10"].get<double>(), low, 1e-9 * std::abs(low)) << key;
+    EXPECT_NEAR(f[key]["band_p90"].get<double>(), high, 1e-9 * std::abs(high)) << key;
+  };
+  const double tput = agg["tput_per_gpu"].get<double>();
+  near("tput_per_gpu", 0.8 * tput, 1.15 * tput);
+  const double input = agg["input_tput_per_gpu"].get<double>();
+  near("input_tput_per_gpu", 0.8 * input, 1.15 * input);
+  const double output = agg["output_tput_per_gpu"].get<double>();
+  near("output_tput_per_gpu", 0.8 * output, 1.15 * output);
+  near("median_tpot", 0.040 / 1.2, 0.040 / 0.9);
+  // Interactivity is 1000 / TPOT: its low edge comes from TPOT's high one.
+  near("median_intvty", 1000 / (40 / 0.9), 1000 / (40 / 1.2));
+  near("p90_ttft", 2.9 * 0.9, 2.9 * 1.3);
+  near("median_e2el", 38.5 * 0.85, 38.5 * 1.2);
+  EXPECT_FALSE(f.contains("mean_ttft")) << "a figure without a band in the result gets none";
+
+  const BandFields read = BandFieldsOf(agg);
+  EXPECT_TRUE(read.Present());
+  EXPECT_EQ(read.residuals, 403u);
+  ASSERT_TRUE(read.median_intvty);
+  EXPECT_NEAR(read.median_intvty->band_p90, 1000 / (40 / 1.2), 1e-9);
+  EXPECT_FALSE(read.median_ttft) << "only the median is read back for charts";
+  // A run at time scale 2 is read as the modelled hardware: rates halve, times double.
+  const BandFields scaled = BandFieldsOf(agg, 2.0);
+  EXPECT_NEAR(scaled.tput_per_gpu->band_p90, 1.15 * tput / 2, 1e-9 * tput);
+  EXPECT_NEAR(scaled.median_e2el->band_p10, 38.5 * 0.85 * 2, 1e-9);
+  EXPECT_FALSE(BandFieldsOf(plain).Present());
 }
 
 }  // namespace

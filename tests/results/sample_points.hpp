@@ -9,6 +9,7 @@
 #include "core/json_text.hpp"
 #include "results/evaluation.hpp"
 #include "results/point.hpp"
+#include "results/repeat_record.hpp"
 
 namespace infermark::results::sample {
 
@@ -80,6 +81,36 @@ inline std::vector<Point> SampleCurve(const SampleSpec& s, const std::vector<int
   return points;
 }
 
+/// `p` measured once per factor of `factors` (repeats): each repeat's throughputs and
+/// interactivity multiplied by its factor and its latencies divided by it, the record's `repeats`
+/// block as `results process` writes it, the figures the repeats' medians, and each repeat kept.
+inline Point WithRepeats(Point p, const std::vector<double>& factors, const std::string& server = "same") {
+  constexpr const char* kFaster[] = {"tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu", "median_intvty"};
+  constexpr const char* kSooner[] = {"median_ttft", "p99_ttft", "median_e2el", "median_tpot"};
+  std::vector<Json> records;
+  for (const double f : factors) {
+    Json r = p.agg;
+    for (const char* k : kFaster) r[k] = r[k].get<double>() * f;
+    for (const char* k : kSooner) r[k] = r[k].get<double>() / f;
+    records.push_back(r);
+  }
+  p.agg["repeats"] = RepeatRecordFromRecords(records, Json{{"server", server}});
+  for (const char* k : kFaster) p.agg[k] = p.agg["repeats"]["intervals"][k]["median"];
+  for (const char* k : kSooner) p.agg[k] = p.agg["repeats"]["intervals"][k]["median"];
+  p.repeats.clear();
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    PointRepeat r;
+    r.index = static_cast<int>(k + 1);
+    r.verdict = "VALID";
+    r.source_path = "sample.repeat-" + std::to_string(k + 1) + ".json";
+    r.raw_json = DumpJson(records[k]);
+    r.agg = records[k];
+    p.repeats.push_back(std::move(r));
+  }
+  p.raw_json = DumpJson(p.agg);
+  return p;
+}
+
 /// A GSM8K evaluation of the configuration of SamplePoint(s, conc): scored (`score` with stderr
 /// 0.006, gated at 0.92 by the model prefix minimaxm3) or, for another status, without a score.
 inline Evaluation SampleEvaluation(const SampleSpec& s, int conc, EvalStatus status, double score = 0) {
@@ -103,6 +134,22 @@ inline Evaluation SampleEvaluation(const SampleSpec& s, int conc, EvalStatus sta
   }
   e.raw_json = "{\"sample\":\"" + e.EvalKey() + " " + EvalStatusName(status) + " " + std::to_string(score) + "\"}";
   return e;
+}
+
+/// `point` with a model-error band in its record as a prediction carries one (group `vllm/amd`):
+/// its throughputs within `rate` below and above (a fraction), its interactivity likewise and its
+/// latencies within `time`.
+inline Point WithPredictionBand(Point point, double rate = 0.1, double time = 0.2) {
+  Json figures = Json::object();
+  const std::pair<const char*, double> spreads[] = {{"tput_per_gpu", rate},       {"output_tput_per_gpu", rate},
+                                                    {"input_tput_per_gpu", rate}, {"median_intvty", rate},
+                                                    {"median_e2el", time},        {"median_ttft", time}};
+  for (const auto& [key, spread] : spreads) {
+    const double v = point.agg[key].get<double>();
+    figures[key] = {{"band_p10", v * (1 - spread)}, {"band_p90", v * (1 + spread)}};
+  }
+  point.agg["prediction_band"] = {{"scope", "vllm/amd"}, {"residuals", 403}, {"figures", figures}};
+  return point;
 }
 
 }  // namespace infermark::results::sample

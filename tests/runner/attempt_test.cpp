@@ -65,14 +65,14 @@ TEST(Attempts, FailureClassesFollowTheRunnersOwnReasons) {
 
 // A sweep of launcher scripts with a results store: rows that go well, fail, never get ready and
 // are spoiled by the host once (`stored` writes a whole client result the store takes).
-struct Sweep {
+struct AttemptSweep {
   test::ScratchDir dir;
   std::string results = dir / "results";
   std::string site = dir / "site.yaml";
   std::string matrix = dir / "rows.json";
   std::string db = dir / "store.db";
 
-  explicit Sweep(const std::vector<Json>& rows) {
+  explicit AttemptSweep(const std::vector<Json>& rows) {
     WriteFileAtomic(site, test::ScriptSite(results, test::FreePort(), 3));
     Json list = Json::array();
     for (const auto& r : rows) list.push_back(r);
@@ -89,8 +89,8 @@ std::map<std::string, std::vector<results::RowAttempt>> ByRow(const std::vector<
 }
 
 TEST(Attempts, ASweepStoresEveryAttemptAndItsRowStatesListThem) {
-  Sweep s({test::ScriptRow("stored", 2), test::ScriptRow("fails", 4), test::ScriptRow("hangs", 8),
-           test::ScriptRow("stored", 1)});
+  AttemptSweep s({test::ScriptRow("stored", 2), test::ScriptRow("fails", 4), test::ScriptRow("hangs", 8),
+                  test::ScriptRow("stored", 1)});
   const ProcessResult r =
       test::RunInfermark({"run", "--matrix", s.matrix, "--site", s.site, "--database", s.db, "--host-retries", "2"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;

@@ -175,11 +175,19 @@ TEST(PredictRecipes, TheFoundingRecipesThirtyPointsAreWrittenAndStoredAsPredicte
   EXPECT_EQ(one["max_concurrency"], 64);
   EXPECT_EQ(one["completed"], 640);
   EXPECT_GT(one["output_throughput"].get<double>(), 0);
+  // Each prediction carries its model-error band (vLLM on AMD has a group of its own).
+  EXPECT_EQ(one["infermark"]["prediction_band"]["scope"], "vllm/amd");
   const ProcessResult list = test::RunInfermark({"results", "list", "--db", db});
   EXPECT_NE(list.out.find("predicted"), std::string::npos) << list.out;
   const auto points = StoredPoints(db);
   ASSERT_EQ(points.size(), 30u);
-  for (const auto& p : points) ExpectProvenance(p, 1.0, results::PointKind::kPredicted);
+  for (const auto& p : points) {
+    ExpectProvenance(p, 1.0, results::PointKind::kPredicted);
+    EXPECT_EQ(p.agg["prediction_band"]["scope"], "vllm/amd");
+    const Json& tput = p.agg["prediction_band"]["figures"]["tput_per_gpu"];
+    EXPECT_LT(tput["band_p10"].get<double>(), p.agg["tput_per_gpu"].get<double>());
+    EXPECT_GT(tput["band_p90"].get<double>(), p.agg["tput_per_gpu"].get<double>());
+  }
   // The single-deployment form keeps working.
   const ProcessResult single = test::RunInfermark({"predict", "--model", "minimax-m3", "--hardware", "mi355x", "--tp",
                                                    "8", "--precision", "fp4", "--conc", "1,4", "--format", "json"},

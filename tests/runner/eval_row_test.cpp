@@ -1,12 +1,14 @@
 // Eval rows end to end. The founding recipe's matrix marks two rows `run-eval` (8k/1k TP4 at
-// concurrency 64 and 256); a sweep of them against a site command target that really answers
-// (tests/eval/gsm8k_answer_server.py, which knows GSM8K's answers) runs each eval after its
-// throughput point and leaves the eval folder with eval_status.json `scored`, passed; a server
-// answering wrongly fails the gate, naming score and threshold, and the sweep exits 1 with the
-// throughput points kept; against the built-in engine the evals are recorded `not_run`; eval-only
-// rows run no throughput point; a launcher script gets the eval contract and its run_eval
-// (recipes/benchmarks/benchmark_lib.sh) leaves the folder the runner judges; --dry-run shows the
-// eval step.
+// concurrency 64 and 256): one configuration, so one batch on one server, as InferenceX serves
+// them. A sweep of them against a site command target that really answers
+// (tests/eval/gsm8k_answer_server.py, which knows GSM8K's answers) runs both evals after the conc
+// 256 row's throughput point on that row's server and leaves one batched folder (InferenceX's
+// layout, a status file per concurrency), scored and passed; a server answering wrongly fails the
+// gate, naming score and threshold, and the sweep exits 1 with the throughput points kept; a
+// concurrency whose eval fails is failed, the other kept; against the built-in engine the evals
+// are recorded `not_run`; eval-only rows run no throughput point and start one server; a launcher
+// script gets the eval contract and its run_eval (recipes/benchmarks/benchmark_lib.sh) leaves the
+// folder the runner judges; --dry-run shows the eval step.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +17,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "catalog/catalog_loader.hpp"
 #include "core/file_io.hpp"
@@ -36,6 +40,9 @@ constexpr const char* kStem64 =
     "minimaxm3_8k1k_fp4_vllm_tp4-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc64_evtest_00";
 constexpr const char* kStem256 =
     "minimaxm3_8k1k_fp4_vllm_tp4-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc256_evtest_00";
+// The folder of both rows' evals, batched on the conc 256 row's server.
+constexpr const char* kStemBatch =
+    "minimaxm3_8k1k_fp4_vllm_tp4-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc64x256_evtest_00";
 
 std::vector<Json> FoundingMatrix(const std::string& key, matrix::EvalOptions evals = {}) {
   const auto catalog = catalog::LoadMasterConfigs({test::SourcePath("recipes/configs/infermark-master.yaml")});
@@ -137,7 +144,7 @@ TEST(EvalLaunchEnvironment, MultiNodeRowsRunTheirEvalConcurrencies) {
   }
 }
 
-TEST(EvalRows, MultiNodeEvalsOfSeveralConcurrenciesGetAFolderEach) {
+TEST(EvalRows, MultiNodeEvalsOfSeveralConcurrenciesAreOneBatchedFolder) {
   test::ScratchDir dir;
   const SiteConfig site = LoadSiteConfig(test::SourcePath("infermark.yaml"));
   PlanOptions o;
@@ -150,22 +157,73 @@ TEST(EvalRows, MultiNodeEvalsOfSeveralConcurrenciesGetAFolderEach) {
     ASSERT_TRUE(plan.eval.has_value());
     EXPECT_TRUE(plan.eval->only);
     EXPECT_EQ(plan.eval->concs, (std::vector<int>{1, 4, 16, 64, 256}));
+    EXPECT_TRUE(plan.eval->Batched());
+    EXPECT_EQ(plan.eval->dir, o.result_dir + "/evals/" + plan.result_filename);
     EXPECT_EQ(plan.eval->not_run, kEngineNotRun);  // the project's site runs this label on the built-in engine
     const auto statuses = RecordEvalsNotRun(plan, plan.eval->not_run);
     ASSERT_EQ(statuses.size(), 5u);
+    // InferenceX's batched layout: one meta_env.json, a status file per concurrency.
+    const Json meta = ReadJsonFile(plan.eval->dir + "/meta_env.json");
+    EXPECT_EQ(meta["eval_concs"], Json::array({1, 4, 16, 64, 256}));
+    EXPECT_EQ(meta["completed_eval_concs"], Json::array());
+    EXPECT_EQ(meta["failed_eval_concs"], Json::array());
+    EXPECT_EQ(meta["conc"], 1);
+    EXPECT_EQ(meta["is_multinode"], true);
+    EXPECT_EQ(meta["prefill_tp"], 4);
     for (const int conc : plan.eval->concs) {
-      const std::string folder = plan.eval->dir + "/conc" + std::to_string(conc);
-      EXPECT_EQ(plan.eval->Folder(conc), folder);
-      const Json status = ReadJsonFile(folder + "/eval_status.json");
+      const Json status = ReadJsonFile(plan.eval->dir + "/eval_status_conc" + std::to_string(conc) + ".json");
       EXPECT_EQ(status["status"], "not_run");
       EXPECT_EQ(status["concurrency"], conc);
-      const Json meta = ReadJsonFile(folder + "/meta_env.json");
-      EXPECT_EQ(meta["conc"], conc);
-      EXPECT_EQ(meta["is_multinode"], true);
-      EXPECT_EQ(meta["prefill_tp"], 4);
     }
+    EXPECT_FALSE(fs::exists(plan.eval->dir + "/eval_status.json"));
   }
   EXPECT_EQ(rows, 2);
+}
+
+TEST(EvalRows, TheFoundingRecipesTwoEvalRowsAreOneBatch) {
+  test::ScratchDir dir;
+  const SiteConfig site = LoadSiteConfig(test::SourcePath("infermark.yaml"));
+  PlanOptions o;
+  o.result_dir = dir / "results";
+  o.runner_name = "evtest_00";
+  std::vector<matrix::MatrixRow> rows;
+  for (const Json& raw : FoundingMatrix("minimaxm3-fp4-mi355x-vllm")) {
+    if (raw.value("run-eval", false)) rows.push_back(test::Typed(raw));
+  }
+  ASSERT_EQ(rows.size(), 2u);
+  const std::vector<EvalBatchRole> roles = EvalBatchRoles(rows);
+  EXPECT_TRUE(roles[0].concs.empty());
+  EXPECT_EQ(roles[1].concs, (std::vector<int>{64, 256}));
+  EXPECT_EQ(roles[0].by, 1u);
+  EXPECT_EQ(roles[1].by, 1u);
+  const std::vector<RowPlan> plans = PlanRows(rows, site, o);
+  ASSERT_EQ(plans.size(), 2u);
+  const std::string folder = o.result_dir + "/evals/" + kStemBatch;
+  EXPECT_EQ(plans[0].result_filename, kStem64);
+  EXPECT_FALSE(plans[0].eval->RunsHere());
+  EXPECT_EQ(plans[0].eval->batched_with, kStem256);
+  EXPECT_EQ(plans[0].eval->own_concs, std::vector<int>{64});
+  EXPECT_EQ(plans[0].eval->dir, folder);
+  EXPECT_EQ(EnvValue(plans[0].env, "RUN_EVAL"), "false");  // its launcher runs no eval
+  EXPECT_EQ(EnvValue(plans[0].env, "EVAL_CONC"), "64");    // the rest of the contract is its own
+  EXPECT_TRUE(plans[1].eval->RunsHere());
+  EXPECT_EQ(plans[1].eval->concs, (std::vector<int>{64, 256}));
+  EXPECT_EQ(plans[1].eval->dir, folder);
+  EXPECT_EQ(EnvValue(plans[1].env, "RUN_EVAL"), "true");
+  EXPECT_EQ(EnvValue(plans[1].env, "EVAL_CONC"), "64 256");
+  EXPECT_EQ(EnvValue(plans[1].env, "EVAL_RESULT_DIR"), folder);
+  // One row alone is no batch; neither are rows of other configurations.
+  EXPECT_EQ(EvalBatchRoles({rows[0]})[0].concs, std::vector<int>{64});
+  EXPECT_FALSE(EvalBatchRoles({rows[0]})[0].by.has_value());
+  Json other = rows[1].raw;
+  other["tp"] = 8;
+  const auto apart = EvalBatchRoles({rows[0], test::Typed(other)});
+  EXPECT_EQ(apart[0].concs, std::vector<int>{64});
+  EXPECT_EQ(apart[1].concs, std::vector<int>{256});
+  // Eval-only rows are batched apart from run-eval rows (their server starts with the eval context).
+  Json only = rows[1].raw;
+  only["eval-only"] = true;
+  EXPECT_FALSE(EvalBatchRoles({rows[0], test::Typed(only)})[1].by.has_value());
 }
 
 TEST(EvalRows, AnEvalOnlyCommandServerStartsWithTheEvalContext) {
@@ -203,35 +261,60 @@ TEST(EvalRows, DryRunShowsTheEvalStep) {
       Sweep(test::SourcePath("infermark.yaml"), dir / "results", {"--dry-run", "--runner-name", "evtest_00"}),
       test::SourcePath(""));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("eval:   gsm8k at conc 64 after the throughput point, not run: the built-in engine has no "
-                       "weights"),
+  const std::string folder = "-> " + (dir / "results") + "/evals/" + kStemBatch;
+  EXPECT_NE(r.out.find("eval:   gsm8k at conc 64 in the batch of " + std::string(kStem256) +
+                       ", on that row's server\n          " + folder),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("-> " + (dir / "results") + "/evals/" + kStem256), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("eval:   gsm8k at conc 64 256 on one server after this row's throughput point, not run: the "
+                       "built-in engine has no weights"),
+            std::string::npos)
+      << r.out;
 
   test::ScratchDir other;
   const std::string site = other / "site.yaml";
   WriteFileAtomic(site, AnswerSite(other / "results", test::FreePort(), ""));
   const ProcessResult only = test::RunInfermark(Sweep(site, other / "results", {"--dry-run", "--evals-only"}));
   ASSERT_EQ(only.exit_code, 0) << only.out << only.err;
-  EXPECT_NE(only.out.find("eval:   gsm8k at conc 64 alone (eval-only row: no throughput point), by the runner"),
+  EXPECT_NE(only.out.find("eval:   gsm8k at conc 64 256 alone on one server (eval-only rows: no throughput point), "
+                          "by the runner"),
             std::string::npos)
       << only.out;
   EXPECT_EQ(only.out.find("client:"), std::string::npos) << only.out;
 }
 
-TEST(EvalRows, ASweepAgainstAnAnsweringServerRunsBothEvalsAfterTheirPoints) {
+TEST(EvalRows, ASweepAgainstAnAnsweringServerRunsBothEvalsOnOneServer) {
   test::ScratchDir dir;
   const std::string results = dir / "results";
   const std::string site = dir / "site.yaml";
   WriteFileAtomic(site, AnswerSite(results, test::FreePort(), ""));
   const ProcessResult r = test::RunInfermark(Sweep(site, results));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string folder = results + "/evals/" + kStemBatch;
   for (const char* stem : {kStem64, kStem256}) {
-    // The throughput point's result is there, and the eval ran against the same server.
-    EXPECT_TRUE(fs::exists(results + "/" + stem + ".json")) << stem;
-    const std::string folder = results + "/evals/" + stem;
-    const Json status = ReadJsonFile(folder + "/eval_status.json");
+    EXPECT_TRUE(fs::exists(results + "/" + stem + ".json")) << "each row's throughput point: " << stem;
+    const Json state = ReadJsonFile(results + "/" + stem + ".row.json");
+    EXPECT_TRUE(state["status"] == "done" || state["status"] == "invalid") << state.dump();
+    EXPECT_EQ(state["eval_batch"]["server_of"], kStem256) << state.dump();
+    EXPECT_EQ(state["eval_batch"]["folder"], folder);
+  }
+  // The conc 64 row's server answered its point only; the conc 256 row's answered both evals.
+  EXPECT_EQ(ReadFile(results + "/logs/" + kStem64 + "/server.log").find("answering GSM8K"), std::string::npos);
+  EXPECT_NE(ReadFile(results + "/logs/" + kStem256 + "/server.log").find("answering GSM8K"), std::string::npos);
+  EXPECT_EQ(ReadJsonFile(results + "/" + kStem64 + ".row.json")["evals"], Json::array());
+  const Json carried = ReadJsonFile(results + "/" + kStem256 + ".row.json")["evals"];
+  ASSERT_EQ(carried.size(), 2u);
+  const Json meta = ReadJsonFile(folder + "/meta_env.json");
+  EXPECT_EQ(meta["eval_concs"], Json::array({64, 256}));
+  EXPECT_EQ(meta["completed_eval_concs"], Json::array({64, 256}));
+  EXPECT_EQ(meta["failed_eval_concs"], Json::array());
+  EXPECT_EQ(meta["conc"], 64);
+  EXPECT_EQ(meta["infmax_model_prefix"], "minimaxm3");
+  EXPECT_EQ(meta["hw"], "mi355x");
+  EXPECT_EQ(meta["tp"], 4);
+  EXPECT_EQ(meta["isl"], "8192");
+  for (const int conc : {64, 256}) {
+    const Json status = ReadJsonFile(folder + "/eval_status_conc" + std::to_string(conc) + ".json");
     EXPECT_EQ(status["schema"], "infermark.eval_status/1");
     EXPECT_EQ(status["status"], "scored") << status.dump();
     EXPECT_EQ(status["passed"], true) << status.dump();
@@ -239,30 +322,65 @@ TEST(EvalRows, ASweepAgainstAnAnsweringServerRunsBothEvalsAfterTheirPoints) {
     EXPECT_EQ(status["n"], 1319);
     EXPECT_EQ(status["threshold"], 0.9);
     EXPECT_EQ(status["threshold_source"], "default");  // minimaxm3 has no override in thresholds.yaml
-    EXPECT_EQ(status["result_filename"], stem);
-    EXPECT_EQ(status["concurrency"], std::string(stem) == kStem64 ? 64 : 256);
+    EXPECT_EQ(status["result_filename"], kStem256);
+    EXPECT_EQ(status["concurrency"], conc);
     ASSERT_TRUE(status["results_file"].is_string());
-    EXPECT_TRUE(fs::exists(folder + "/" + status["results_file"].get<std::string>()));
-    const Json meta = ReadJsonFile(folder + "/meta_env.json");
-    EXPECT_EQ(meta["infmax_model_prefix"], "minimaxm3");
-    EXPECT_EQ(meta["hw"], "mi355x");
-    EXPECT_EQ(meta["tp"], 4);
-    EXPECT_EQ(meta["conc"], status["concurrency"]);
-    EXPECT_EQ(meta["isl"], "8192");
-    const Json state = ReadJsonFile(results + "/" + stem + ".row.json");
-    EXPECT_TRUE(state["status"] == "done" || state["status"] == "invalid") << state.dump();
-    EXPECT_EQ(state["evals"].at(0)["status"], "scored");
+    const std::string name = status["results_file"].get<std::string>();
+    EXPECT_NE(name.find("_conc" + std::to_string(conc) + ".json"), std::string::npos) << name;
+    EXPECT_TRUE(fs::exists(folder + "/" + name));
   }
-  EXPECT_NE(r.out.find("eval: scored gsm8k 1.0000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("eval: [conc=64] scored gsm8k 1.0000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("eval: [conc=256] scored gsm8k 1.0000"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find(std::string(kStem256) + " (evals at conc 64 256 on this row's server)"), std::string::npos)
+      << r.err;
   // Complete rows (points and passed evals) are skipped when the sweep runs again.
   const ProcessResult again = test::RunInfermark(Sweep(site, results));
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("0 run, 2 skipped (complete)"), std::string::npos) << again.out;
 }
 
+TEST(EvalRows, AFailedConcurrencyFailsTheRowAndTheOtherIsKept) {
+  test::ScratchDir dir;
+  const std::string results = dir / "results";
+  const std::string site = dir / "site.yaml";
+  // 30 documents per eval: the conc 64 eval's are answered, every later question fails.
+  WriteFileAtomic(site, AnswerSite(results, test::FreePort(), ", --fail-questions-after, '30'"));
+  std::vector<std::string> args =
+      Sweep(site, results, {"--evals-only", "--eval-limit", "30", "--database", dir / "store.db"});
+  std::erase(args, std::string("--no-store"));
+  const ProcessResult r = test::RunInfermark(args);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string folder = results + "/evals/" + kStemBatch;
+  const Json meta = ReadJsonFile(folder + "/meta_env.json");
+  EXPECT_EQ(meta["completed_eval_concs"], Json::array({64}));
+  EXPECT_EQ(meta["failed_eval_concs"], Json::array({256}));
+  EXPECT_EQ(ReadJsonFile(folder + "/eval_status_conc64.json")["passed"], true);
+  const Json failed = ReadJsonFile(folder + "/eval_status_conc256.json");
+  EXPECT_EQ(failed["status"], "invalid") << failed.dump();
+  EXPECT_EQ(failed["reasons"].at(0), "the batch lists concurrency 256 as failed (failed_eval_concs)");
+  EXPECT_NE(failed["reasons"].at(1).get<std::string>().find("30 of 30 requests failed"), std::string::npos)
+      << failed.dump();
+  EXPECT_EQ(ReadJsonFile(results + "/" + kStem64 + ".row.json")["status"], "done");
+  const Json state = ReadJsonFile(results + "/" + kStem256 + ".row.json");
+  EXPECT_EQ(state["status"], "eval-failed");
+  EXPECT_NE(state["reason"].get<std::string>().find("[conc=256] gsm8k eval invalid"), std::string::npos)
+      << state.dump();
+  EXPECT_EQ(state["reason"].get<std::string>().find("[conc=64]"), std::string::npos) << state.dump();
+  // Stored one evaluation per concurrency, the failed one as such, and drawn so in the report.
+  const ProcessResult show = test::RunInfermark({"results", "show", "latest", "--db", dir / "store.db", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.out << show.err;
+  std::map<long long, std::string> verdicts;
+  const Json stored = Json::parse(show.out);
+  for (const Json& e : stored["evaluations"]) verdicts[e["eval_concurrency"].get<long long>()] = e["verdict"];
+  EXPECT_EQ(verdicts, (std::map<long long, std::string>{{64, "PASS"}, {256, "INVALID"}}));
+  const std::string report = ReadFile(results + "/report.html");
+  EXPECT_NE(report.find("Accuracy evaluations (2"), std::string::npos);
+  EXPECT_NE(report.find("the batch lists concurrency 256 as failed"), std::string::npos);
+}
+
 // InferenceX's collect_eval_results.py, unchanged, reads a sweep's evals/ folder as it reads its
-// eval_results/ artifacts (one folder per eval with meta_env.json), and validate_scores.py agrees
-// with the gate on each.
+// eval_results/ artifacts (one folder per batch with meta_env.json, expanded per concurrency), and
+// validate_scores.py agrees with the gate on the batch.
 TEST(EvalRowsParity, InferenceXsScriptsReadTheSweepsEvalFolders) {
   INFERMARK_REQUIRE_REFERENCE({"utils/collect_eval_results.py", "utils/evals/validate_scores.py"});
   // Debian's interpreter, where scripts/setup.sh installs python3-yaml and python3-tabulate.
@@ -290,15 +408,21 @@ TEST(EvalRowsParity, InferenceXsScriptsReadTheSweepsEvalFolders) {
     EXPECT_EQ(row["model_prefix"], "minimaxm3");
     EXPECT_TRUE(row["conc"] == 64 || row["conc"] == 256) << row.dump();
   }
-  for (const char* stem : {kStem64, kStem256}) {
-    const std::string folder = results + "/evals/" + stem;
-    const ProcessResult validate =
-        RunCapture({python, test::ReferencePath("utils/evals/validate_scores.py"), "--thresholds",
-                    test::SourcePath("data/evals/thresholds.yaml"), "--meta-env", folder + "/meta_env.json",
-                    "--results-glob", folder + "/results*.json"},
-                   folder);
-    EXPECT_EQ(validate.exit_code, 0) << validate.out << validate.err;
-    EXPECT_EQ(ReadJsonFile(folder + "/eval_status.json")["passed"], true);
+  // validate_scores.py checks the batch's manifest and both results files, and agrees.
+  const std::string folder = results + "/evals/" + kStemBatch;
+  const ProcessResult validate =
+      RunCapture({python, test::ReferencePath("utils/evals/validate_scores.py"), "--thresholds",
+                  test::SourcePath("data/evals/thresholds.yaml"), "--meta-env", folder + "/meta_env.json",
+                  "--results-glob", folder + "/results*.json", "--expected-concs", "64 256"},
+                 folder);
+  EXPECT_EQ(validate.exit_code, 0) << validate.out << validate.err;
+  EXPECT_NE(validate.out.find("PASS: batched eval produced every requested concurrency"), std::string::npos)
+      << validate.out;
+  for (const int conc : {64, 256}) {
+    EXPECT_NE(validate.out.find("PASS: [conc=" + std::to_string(conc) + "] gsm8k exact_match,strict-match"),
+              std::string::npos)
+        << validate.out;
+    EXPECT_EQ(ReadJsonFile(folder + "/eval_status_conc" + std::to_string(conc) + ".json")["passed"], true);
   }
 }
 
@@ -316,29 +440,37 @@ TEST(EvalRows, WrongAnswersFailTheGateAndTheSweep) {
   // Documents 0, 3, 6, … of the first 300 are answered wrongly: 200 of 300 right.
   const std::string why = "gsm8k 0.67 < 0.90 (default, minimaxm3 has no override)";
   EXPECT_NE(r.out.find("eval-failed"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(why), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find(why), std::string::npos) << r.err;  // the progress line
-  EXPECT_NE(r.out.find("2 failed their eval"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[conc=64] " + why), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[conc=256] " + why), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find(why), std::string::npos) << r.err;                    // the progress line
+  EXPECT_NE(r.out.find("1 failed their eval"), std::string::npos) << r.out;  // the row that ran the batch
   for (const char* stem : {kStem64, kStem256}) {
     EXPECT_TRUE(fs::exists(results + "/" + stem + ".json")) << "the throughput point is kept: " << stem;
-    const Json status = ReadJsonFile(results + "/evals/" + stem + "/eval_status.json");
+  }
+  for (const int conc : {64, 256}) {
+    const Json status =
+        ReadJsonFile(results + "/evals/" + kStemBatch + "/eval_status_conc" + std::to_string(conc) + ".json");
     EXPECT_EQ(status["status"], "scored");
     EXPECT_EQ(status["passed"], false);
     EXPECT_EQ(status["n"], 300);
     EXPECT_NEAR(status["score"].get<double>(), 200.0 / 300.0, 1e-12);
     EXPECT_EQ(status["reasons"].at(0), why);
-    EXPECT_EQ(ReadJsonFile(results + "/" + stem + ".row.json")["status"], "eval-failed");
   }
+  EXPECT_EQ(ReadJsonFile(results + "/" + kStem256 + ".row.json")["status"], "eval-failed");
   // The sweep stored both evaluations beside their points, under the same run, as failed.
   const ProcessResult show = test::RunInfermark({"results", "show", "latest", "--db", dir / "store.db", "--json"});
   ASSERT_EQ(show.exit_code, 0) << show.out << show.err;
   const Json run = Json::parse(show.out);
   ASSERT_EQ(run["evaluations"].size(), 2U) << show.out;
+  std::set<long long> concs;
   for (const auto& e : run["evaluations"]) {
     EXPECT_EQ(e["status"], "scored") << e.dump();
     EXPECT_EQ(e["passed"], false) << e.dump();
     EXPECT_NEAR(e["score"].get<double>(), 200.0 / 300.0, 1e-12) << e.dump();
+    EXPECT_EQ(e["conc"], e["eval_concurrency"]);  // linked to the point of its concurrency
+    concs.insert(e["eval_concurrency"].get<long long>());
   }
+  EXPECT_EQ(concs, (std::set<long long>{64, 256}));
   // The sweep's report draws them in its accuracy section.
   const std::string report = ReadFile(results + "/report.html");
   EXPECT_NE(report.find("Accuracy evaluations (2"), std::string::npos);
@@ -374,19 +506,19 @@ TEST(EvalRows, TheBuiltinEngineRecordsItsEvalsAsNotRun) {
             {"--time-scale", "400", "--runner-name", "evtest_00", "--port", std::to_string(test::FreePort())}),
       test::SourcePath(""));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const char* stem : {kStem64, kStem256}) {
-    EXPECT_TRUE(fs::exists(results + "/" + stem + ".json")) << stem;
-    const std::string folder = results + "/evals/" + stem;
-    const Json status = ReadJsonFile(folder + "/eval_status.json");
+  for (const char* stem : {kStem64, kStem256}) EXPECT_TRUE(fs::exists(results + "/" + stem + ".json")) << stem;
+  const std::string folder = results + "/evals/" + kStemBatch;
+  for (const int conc : {64, 256}) {
+    const Json status = ReadJsonFile(folder + "/eval_status_conc" + std::to_string(conc) + ".json");
     EXPECT_EQ(status["status"], "not_run");
     EXPECT_EQ(status["score"], nullptr);
     EXPECT_EQ(status["passed"], nullptr);
     EXPECT_NE(status["reasons"].at(0).get<std::string>().find("the built-in engine has no weights"), std::string::npos);
-    EXPECT_TRUE(fs::exists(folder + "/meta_env.json"));
-    for (const auto& e : fs::directory_iterator(folder)) {
-      const std::string name = e.path().filename().string();
-      EXPECT_TRUE(name == "meta_env.json" || name == "eval_status.json") << "never a score: " << name;
-    }
+  }
+  EXPECT_EQ(ReadJsonFile(folder + "/meta_env.json")["eval_concs"], Json::array({64, 256}));
+  for (const auto& e : fs::directory_iterator(folder)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(name == "meta_env.json" || name.rfind("eval_status_conc", 0) == 0) << "never a score: " << name;
   }
   // Eval-only rows against it start nothing at all.
   const ProcessResult only = test::RunInfermark(Sweep(test::SourcePath("infermark.yaml"), dir / "only",
@@ -426,7 +558,7 @@ TEST(EvalRows, CtrlCDuringAnEvalLeavesItIncompleteAndExits130) {
   EXPECT_EQ(ReadJsonFile(results + "/" + kStem64 + ".row.json")["status"], "interrupted");
 }
 
-TEST(EvalRows, EvalOnlyRowsRunNoThroughputPoint) {
+TEST(EvalRows, EvalOnlyRowsRunNoThroughputPointAndStartOneServer) {
   test::ScratchDir dir;
   const std::string results = dir / "results";
   const std::string site = dir / "site.yaml";
@@ -437,13 +569,22 @@ TEST(EvalRows, EvalOnlyRowsRunNoThroughputPoint) {
   for (const char* stem : {kStem64, kStem256}) {
     EXPECT_FALSE(fs::exists(results + "/" + stem + ".json")) << "no throughput point: " << stem;
     EXPECT_FALSE(fs::exists(results + "/logs/" + stem + "/client.log")) << stem;
-    const Json status = ReadJsonFile(results + "/evals/" + stem + "/eval_status.json");
-    EXPECT_EQ(status["status"], "scored");
-    EXPECT_EQ(status["passed"], true);
-    EXPECT_EQ(status["n"], 100);
     const Json state = ReadJsonFile(results + "/" + stem + ".row.json");
     EXPECT_EQ(state["status"], "done");
     EXPECT_EQ(state["row"]["eval-only"], true);
+  }
+  // One server for the two evals: the conc 64 row starts none, and says whose server answers it.
+  EXPECT_FALSE(fs::exists(results + "/logs/" + kStem64 + "/server.log"));
+  EXPECT_NE(ReadJsonFile(results + "/" + kStem64 + ".row.json")["reason"].get<std::string>().find(
+                "eval at conc 64 in the batch of " + std::string(kStem256) + ", on that row's server"),
+            std::string::npos);
+  EXPECT_NE(ReadFile(results + "/logs/" + kStem256 + "/server.log").find("answering GSM8K"), std::string::npos);
+  for (const int conc : {64, 256}) {
+    const Json status =
+        ReadJsonFile(results + "/evals/" + kStemBatch + "/eval_status_conc" + std::to_string(conc) + ".json");
+    EXPECT_EQ(status["status"], "scored");
+    EXPECT_EQ(status["passed"], true);
+    EXPECT_EQ(status["n"], 100);
   }
 }
 

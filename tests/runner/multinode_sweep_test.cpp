@@ -340,5 +340,79 @@ TEST_F(MultiNodeSweep, ALauncherScriptRunsOnTheHeadNodeWithTheContractAndEveryPo
   s.ExpectNothingLeft();
 }
 
+// An eval-only multi-node row of a launcher script (InferenceX's eval-only multi-node jobs): the
+// launcher runs on the head node of the row's allocation and evaluates every EVAL_CONC value in
+// turn on its one server (run_eval, batched); no point is due. Its exit status and the eval folder
+// it leaves decide the row: evals judged and stored, a launcher that fails after its eval fails
+// the row with its evals kept, one that leaves no eval fails its evals.
+TEST_F(MultiNodeSweep, AnEvalOnlyLauncherRowIsDecidedByItsExitStatusAndItsEvalFolder) {
+  Scene s;
+  std::vector<Json> rows = RecipeRows({1, 2});
+  rows.resize(1);
+  rows.front()["runner"] = "cluster:mi355x-disagg-script";
+  rows.front()["eval-only"] = true;
+  rows.front()["eval-all-concs"] = true;
+  s.Rows(rows);
+  std::vector<std::string> args = s.Args();
+  args.insert(args.end(), {"--eval-limit", "20"});
+  const ProcessResult r = test::RunInfermark(args);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::string stem;
+  for (const auto& e : fs::directory_iterator(s.results)) {
+    const std::string name = e.path().filename().string();
+    if (name.ends_with(".row.json")) stem = name.substr(0, name.size() - 9);
+  }
+  ASSERT_NE(stem.find("_conc1x2_"), std::string::npos) << stem;
+  const std::string folder = s.results + "/evals/" + stem;
+  const Json meta = Json::parse(ReadFile(folder + "/meta_env.json"));
+  EXPECT_EQ(meta["eval_concs"], Json::array({1, 2}));
+  EXPECT_EQ(meta["completed_eval_concs"], Json::array({1, 2}));
+  EXPECT_EQ(meta["is_multinode"], true);
+  for (const int conc : {1, 2}) {
+    const Json status = Json::parse(ReadFile(folder + "/eval_status_conc" + std::to_string(conc) + ".json"));
+    EXPECT_EQ(status["status"], "scored") << status.dump();
+    EXPECT_EQ(status["passed"], true) << status.dump();
+    EXPECT_EQ(status["n"], 20);
+  }
+  const Json state = Json::parse(ReadFile(s.results + "/" + stem + ".row.json"));
+  EXPECT_EQ(state["status"], "done") << state.dump();
+  EXPECT_EQ(state["evals"].size(), 2U);
+  EXPECT_NE(ReadFile(s.results + "/logs/" + stem + "/launcher.log").find("launcher on n1"), std::string::npos);
+  // The evaluations are stored under the sweep's run, one per concurrency; no point is.
+  EXPECT_EQ(
+      results::inspect::Query(s.results + "/store.db",
+                              "select eval_concurrency, status, passed from evaluations order by eval_concurrency"),
+      (std::vector<std::vector<std::string>>{{"1", "scored", "1"}, {"2", "scored", "1"}}));
+  EXPECT_EQ(results::inspect::Query(s.results + "/store.db", "select count(*) from points"),
+            (std::vector<std::vector<std::string>>{{"0"}}));
+  s.ExpectNothingLeft();
+
+  // A launcher that fails after its eval: the row fails with the launcher's exit, its evals judged.
+  args.push_back("--no-resume");
+  setenv("LAUNCHER_EXIT", "3", 1);
+  const ProcessResult failing = test::RunInfermark(args);
+  unsetenv("LAUNCHER_EXIT");
+  EXPECT_EQ(failing.exit_code, 1) << failing.out << failing.err;
+  const Json failed = Json::parse(ReadFile(s.results + "/" + stem + ".row.json"));
+  EXPECT_EQ(failed["status"], "failed") << failed.dump();
+  EXPECT_NE(failed["reason"].get<std::string>().find("launcher exited with status 3 in its eval-only run"),
+            std::string::npos)
+      << failed.dump();
+  EXPECT_EQ(failed["evals"].at(1)["status"], "scored");
+
+  // A launcher that exits 0 without an eval: its evals are INVALID, naming the folder.
+  setenv("LAUNCHER_SKIP_EVAL", "1", 1);
+  const ProcessResult silent = test::RunInfermark(args);
+  unsetenv("LAUNCHER_SKIP_EVAL");
+  EXPECT_EQ(silent.exit_code, 1) << silent.out << silent.err;
+  const Json none = Json::parse(ReadFile(s.results + "/" + stem + ".row.json"));
+  EXPECT_EQ(none["status"], "eval-failed") << none.dump();
+  EXPECT_EQ(none["evals"].at(0)["status"], "invalid");
+  EXPECT_NE(none["evals"].at(0)["reasons"].at(0).get<std::string>().find("the launcher left no eval results"),
+            std::string::npos)
+      << none.dump();
+  s.ExpectNothingLeft();
+}
+
 }  // namespace
 }  // namespace infermark::runner

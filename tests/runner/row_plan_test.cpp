@@ -15,26 +15,16 @@
 namespace infermark::runner {
 namespace {
 
-Json FoundingRow(std::int64_t conc, const std::string& seq = "8k1k", std::int64_t tp = 4) {
-  const auto catalog = catalog::LoadMasterConfigs({test::SourcePath("recipes/configs/infermark-master.yaml")});
-  const auto runners = catalog::LoadRunnerConfig(test::SourcePath("recipes/configs/runners.yaml"));
-  matrix::TestConfigOptions o;
-  o.config_keys = {"minimaxm3-fp4-mi355x-vllm"};
-  o.common.evals.no_evals = true;
-  for (const auto& row : matrix::GenerateTestConfig(catalog, runners, o)) {
-    if (row["conc"] == conc && row["tp"] == tp && matrix::SeqLenName(row["isl"], row["osl"]) == seq) return row;
-  }
-  return Json();
-}
+using test::FoundingRow;
 
-SiteConfig Site(const std::string& text) {
+SiteConfig PlanSite(const std::string& text) {
   std::vector<Diagnostic> problems;
   SiteConfig site = ReadSiteConfig(ParseYaml(text, "/site/infermark.yaml"), problems);
   EXPECT_TRUE(problems.empty());
   return site;
 }
 
-bool Has(const std::vector<std::string>& argv, const std::string& flag, const std::string& value) {
+bool PlanArgvHas(const std::vector<std::string>& argv, const std::string& flag, const std::string& value) {
   for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
     if (argv[i] == flag && argv[i + 1] == value) return true;
   }
@@ -78,7 +68,7 @@ TEST(LaunchEnvironment, ExpandsVariablesWithoutAShell) {
 }
 
 TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
-  const SiteConfig site = Site(
+  const SiteConfig site = PlanSite(
       "defaults: {port: 9100, time-scale: 8, runner-name: r_00}\nrunners:\n  mi355x: {engine: {hardware: mi355x}}\n"
       "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4}\n");
   PlanOptions po;
@@ -91,21 +81,21 @@ TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
   EXPECT_EQ(s[0], "/bin/infermark");
   EXPECT_EQ(s[1], "engine");
   EXPECT_EQ(s[2], "serve");
-  EXPECT_TRUE(Has(s, "--model", "minimax-m3"));
-  EXPECT_TRUE(Has(s, "--hardware", "mi355x"));
-  EXPECT_TRUE(Has(s, "--tp", "4"));
-  EXPECT_TRUE(Has(s, "--precision", "fp4"));
-  EXPECT_TRUE(Has(s, "--port", "9100"));
-  EXPECT_TRUE(Has(s, "--time-scale", "8"));
-  EXPECT_TRUE(Has(s, "--max-model-len", "9472"));
+  EXPECT_TRUE(PlanArgvHas(s, "--model", "minimax-m3"));
+  EXPECT_TRUE(PlanArgvHas(s, "--hardware", "mi355x"));
+  EXPECT_TRUE(PlanArgvHas(s, "--tp", "4"));
+  EXPECT_TRUE(PlanArgvHas(s, "--precision", "fp4"));
+  EXPECT_TRUE(PlanArgvHas(s, "--port", "9100"));
+  EXPECT_TRUE(PlanArgvHas(s, "--time-scale", "8"));
+  EXPECT_TRUE(PlanArgvHas(s, "--max-model-len", "9472"));
   ASSERT_TRUE(plan.client.has_value());
   const auto& c = plan.client->argv;
-  EXPECT_TRUE(Has(c, "--base-url", "http://127.0.0.1:9100"));
-  EXPECT_TRUE(Has(c, "--max-concurrency", "16"));
-  EXPECT_TRUE(Has(c, "--num-prompts", "32"));
-  EXPECT_TRUE(Has(c, "--num-warmups", "32"));
-  EXPECT_TRUE(Has(c, "--random-input-len", "8192"));
-  EXPECT_TRUE(Has(c, "--result-filename", plan.result_filename + ".json"));
+  EXPECT_TRUE(PlanArgvHas(c, "--base-url", "http://127.0.0.1:9100"));
+  EXPECT_TRUE(PlanArgvHas(c, "--max-concurrency", "16"));
+  EXPECT_TRUE(PlanArgvHas(c, "--num-prompts", "32"));
+  EXPECT_TRUE(PlanArgvHas(c, "--num-warmups", "32"));
+  EXPECT_TRUE(PlanArgvHas(c, "--random-input-len", "8192"));
+  EXPECT_TRUE(PlanArgvHas(c, "--result-filename", plan.result_filename + ".json"));
   EXPECT_EQ(plan.result_dir, "/site/results");
   EXPECT_EQ(plan.result_path, "/site/results/" + plan.result_filename + ".json");
   EXPECT_NE(plan.result_filename.find("_conc16_r_00"), std::string::npos) << plan.result_filename;
@@ -113,18 +103,18 @@ TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
 
 TEST(RowPlan, TheBuiltinEngineAndItsClientGetDisjointHalvesOfTheHostsCpus) {
   const std::string models = "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4}\n";
-  const SiteConfig site = Site("runners:\n  mi355x: {engine: {hardware: mi355x}}\n" + models);
+  const SiteConfig site = PlanSite("runners:\n  mi355x: {engine: {hardware: mi355x}}\n" + models);
   PlanOptions po;
   po.host_cpus = {0, 1};
   RowPlan plan = PlanRow(test::Typed(FoundingRow(256)), site, po);
-  EXPECT_TRUE(Has(plan.server.argv, "--cpus", "0"));
+  EXPECT_TRUE(PlanArgvHas(plan.server.argv, "--cpus", "0"));
   ASSERT_TRUE(plan.client.has_value());
-  EXPECT_TRUE(Has(plan.client->argv, "--cpus", "1"));
+  EXPECT_TRUE(PlanArgvHas(plan.client->argv, "--cpus", "1"));
 
   po.host_cpus = {2, 3, 5, 7, 8};
   plan = PlanRow(test::Typed(FoundingRow(256)), site, po);
-  EXPECT_TRUE(Has(plan.server.argv, "--cpus", "2,3,5"));
-  EXPECT_TRUE(Has(plan.client->argv, "--cpus", "7,8"));
+  EXPECT_TRUE(PlanArgvHas(plan.server.argv, "--cpus", "2,3,5"));
+  EXPECT_TRUE(PlanArgvHas(plan.client->argv, "--cpus", "7,8"));
 
   // One CPU: nothing to split, nothing pinned.
   po.host_cpus = {0};
@@ -133,21 +123,21 @@ TEST(RowPlan, TheBuiltinEngineAndItsClientGetDisjointHalvesOfTheHostsCpus) {
   EXPECT_EQ(std::count(plan.client->argv.begin(), plan.client->argv.end(), "--cpus"), 0);
 
   // The label's own --cpus for the engine wins; the client still gets its half.
-  const SiteConfig own = Site("runners:\n  mi355x: {engine: {hardware: mi355x, args: [--cpus, '1']}}\n" + models);
+  const SiteConfig own = PlanSite("runners:\n  mi355x: {engine: {hardware: mi355x, args: [--cpus, '1']}}\n" + models);
   po.host_cpus = {0, 1};
   plan = PlanRow(test::Typed(FoundingRow(256)), own, po);
   EXPECT_EQ(std::count(plan.server.argv.begin(), plan.server.argv.end(), "--cpus"), 1);
-  EXPECT_TRUE(Has(plan.server.argv, "--cpus", "1"));
+  EXPECT_TRUE(PlanArgvHas(plan.server.argv, "--cpus", "1"));
 
   // A command target is a real server: neither it nor its client is pinned.
-  const SiteConfig command = Site("runners:\n  mi355x: {command: [vllm, serve, '${MODEL}']}\n");
+  const SiteConfig command = PlanSite("runners:\n  mi355x: {command: [vllm, serve, '${MODEL}']}\n");
   plan = PlanRow(test::Typed(FoundingRow(256)), command, po);
   EXPECT_EQ(std::count(plan.client->argv.begin(), plan.client->argv.end(), "--cpus"), 0);
 }
 
 TEST(SiteConfig, PinCpusIsABooleanDefaultingToOn) {
-  EXPECT_TRUE(Site("runners: {}\n").defaults.pin_cpus);
-  EXPECT_FALSE(Site("defaults: {pin-cpus: false}\nrunners: {}\n").defaults.pin_cpus);
+  EXPECT_TRUE(PlanSite("runners: {}\n").defaults.pin_cpus);
+  EXPECT_FALSE(PlanSite("defaults: {pin-cpus: false}\nrunners: {}\n").defaults.pin_cpus);
   std::vector<Diagnostic> problems;
   ReadSiteConfig(ParseYaml("defaults: {pin-cpus: sometimes}\nrunners: {}\n", "/site/infermark.yaml"), problems);
   ASSERT_EQ(problems.size(), 1U);
@@ -155,9 +145,9 @@ TEST(SiteConfig, PinCpusIsABooleanDefaultingToOn) {
 }
 
 TEST(RowPlan, UnknownLabelsAndModelsAreInputErrors) {
-  const SiteConfig site = Site("runners:\n  h100: {engine: {hardware: h100}}\n");
+  const SiteConfig site = PlanSite("runners:\n  h100: {engine: {hardware: h100}}\n");
   EXPECT_THROW(PlanRow(test::Typed(FoundingRow(1, "1k1k", 8)), site, {}), InputError);
-  const SiteConfig no_model = Site("runners:\n  mi355x: {engine: {hardware: mi355x}}\n");
+  const SiteConfig no_model = PlanSite("runners:\n  mi355x: {engine: {hardware: mi355x}}\n");
   const std::string error = test::PlanError(FoundingRow(1, "1k1k", 8), no_model);
   EXPECT_NE(error.find("amd/MiniMax-M3-MXFP4"), std::string::npos) << error;
 }
@@ -175,7 +165,7 @@ TEST(RowPlan, FindsTheFoundingRecipesLauncherScript) {
 
 TEST(RowPlan, AScriptTargetWithoutTheRowsScriptIsRefusedNamingWhatItLookedFor) {
   const std::string dir = ::testing::TempDir() + "row_plan_no_scripts";
-  const SiteConfig site = Site("runners:\n  mi355x: {script: {dir: '" + dir + "'}}\n");
+  const SiteConfig site = PlanSite("runners:\n  mi355x: {script: {dir: '" + dir + "'}}\n");
   const std::string error = test::PlanError(FoundingRow(4), site);
   EXPECT_NE(error.find("no launcher script for this row in '" + dir + "' (looked for minimaxm3_fp4_<gpu>[_vllm].sh)"),
             std::string::npos)
@@ -183,7 +173,7 @@ TEST(RowPlan, AScriptTargetWithoutTheRowsScriptIsRefusedNamingWhatItLookedFor) {
 }
 
 TEST(RowPlan, CommandTargetsExpandTheRowsVariables) {
-  const SiteConfig site = Site(
+  const SiteConfig site = PlanSite(
       "runners:\n  mi355x: {command: [vllm, serve, '${MODEL}', --port, '${PORT}', --tensor-parallel-size, '${TP}']}\n");
   const RowPlan plan = PlanRow(test::Typed(FoundingRow(2)), site, {});
   EXPECT_EQ(plan.server.argv, (std::vector<std::string>{"vllm", "serve", "amd/MiniMax-M3-MXFP4", "--port", "8888",
@@ -192,9 +182,9 @@ TEST(RowPlan, CommandTargetsExpandTheRowsVariables) {
 }
 
 TEST(ContainerArgv, DockerRunsTheScriptWithTheContractAndCleansUp) {
-  const SiteConfig site = Site("runners:\n  mi355x: {container: {engine: docker, script-dir: '" +
-                               test::SourcePath("recipes/benchmarks/single_node") +
-                               "', mounts: ['/hf:/hf'], args: [--device=/dev/kfd]}}\n");
+  const SiteConfig site = PlanSite("runners:\n  mi355x: {container: {engine: docker, script-dir: '" +
+                                   test::SourcePath("recipes/benchmarks/single_node") +
+                                   "', mounts: ['/hf:/hf'], args: [--device=/dev/kfd]}}\n");
   PlanOptions po;
   po.infermark = "/opt/infermark";
   const RowPlan plan = PlanRow(test::Typed(FoundingRow(8)), site, po);
@@ -202,12 +192,12 @@ TEST(ContainerArgv, DockerRunsTheScriptWithTheContractAndCleansUp) {
   ASSERT_GE(a.size(), 6U);
   EXPECT_EQ(a[0], "docker");
   EXPECT_EQ(a[1], "run");
-  EXPECT_TRUE(Has(a, "--volume", "/site/results:/workspace"));
-  EXPECT_TRUE(Has(a, "--volume", "/opt/infermark:/usr/local/bin/infermark:ro"));
-  EXPECT_TRUE(Has(a, "--volume", "/hf:/hf"));
-  EXPECT_TRUE(Has(a, "--env", "CONC=8"));
-  EXPECT_TRUE(Has(a, "--env", "RESULT_DIR=/workspace"));
-  EXPECT_TRUE(Has(a, "--env", "INFERMARK=/usr/local/bin/infermark"));
+  EXPECT_TRUE(PlanArgvHas(a, "--volume", "/site/results:/workspace"));
+  EXPECT_TRUE(PlanArgvHas(a, "--volume", "/opt/infermark:/usr/local/bin/infermark:ro"));
+  EXPECT_TRUE(PlanArgvHas(a, "--volume", "/hf:/hf"));
+  EXPECT_TRUE(PlanArgvHas(a, "--env", "CONC=8"));
+  EXPECT_TRUE(PlanArgvHas(a, "--env", "RESULT_DIR=/workspace"));
+  EXPECT_TRUE(PlanArgvHas(a, "--env", "INFERMARK=/usr/local/bin/infermark"));
   EXPECT_NE(std::find(a.begin(), a.end(), "--device=/dev/kfd"), a.end());
   // The image is the row's, then bash and the script inside the container.
   EXPECT_EQ(a[a.size() - 3], "vllm/vllm-openai-rocm:nightly-69715823df89b11ee684b84066390cbb9092d5c1");
@@ -215,7 +205,7 @@ TEST(ContainerArgv, DockerRunsTheScriptWithTheContractAndCleansUp) {
   EXPECT_EQ(a.back(), "/infermark/scripts/fixed_seq_len/minimaxm3_fp4_mi355x_vllm.sh");
   ASSERT_EQ(plan.cleanup.size(), 4U);
   EXPECT_EQ(plan.cleanup[1], "rm");
-  EXPECT_TRUE(Has(a, "--name", plan.cleanup[3]));
+  EXPECT_TRUE(PlanArgvHas(a, "--name", plan.cleanup[3]));
   EXPECT_FALSE(plan.client.has_value());
 }
 
@@ -226,14 +216,14 @@ TEST(ContainerArgv, EnrootAndPodman) {
   const auto e = ContainerArgv(t, "img.sqsh", "n", "/s", "x.sh", "/r", "/bin/im", env);
   EXPECT_EQ((std::vector<std::string>(e.begin(), e.begin() + 3)),
             (std::vector<std::string>{"enroot", "start", "--rw"}));
-  EXPECT_TRUE(Has(e, "--mount", "/r:/workspace"));
-  EXPECT_TRUE(Has(e, "--mount", "/s:/infermark/scripts"));
-  EXPECT_TRUE(Has(e, "--env", "TP=8"));
+  EXPECT_TRUE(PlanArgvHas(e, "--mount", "/r:/workspace"));
+  EXPECT_TRUE(PlanArgvHas(e, "--mount", "/s:/infermark/scripts"));
+  EXPECT_TRUE(PlanArgvHas(e, "--env", "TP=8"));
   EXPECT_EQ(e[e.size() - 3], "img.sqsh");
   t.container_engine = "podman";
   const auto p = ContainerArgv(t, "img", "n", "/s", "x.sh", "/r", "/bin/im", env);
   EXPECT_EQ(p[0], "podman");
-  EXPECT_TRUE(Has(p, "--name", "n"));
+  EXPECT_TRUE(PlanArgvHas(p, "--name", "n"));
 }
 
 }  // namespace

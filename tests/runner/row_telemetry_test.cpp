@@ -28,7 +28,7 @@ class RowTelemetryTest : public ::testing::Test {
   void TearDown() override { unsetenv("INFERMARK_NVML_LIBRARY"); }
 };
 
-SiteConfig Site(const std::string& text) {
+SiteConfig TelemetrySite(const std::string& text) {
   std::vector<Diagnostic> problems;
   SiteConfig site = ReadSiteConfig(ParseYaml(text, "/site/infermark.yaml"), problems);
   EXPECT_TRUE(problems.empty());
@@ -43,8 +43,8 @@ TEST_F(RowTelemetryTest, OnByDefaultForCommandsAndOffForTheBuiltinEngine) {
   Json row = test::ScriptRow("good", 4);
   row["tp"] = 4;
   row["pp"] = 2;
-  EXPECT_FALSE(PlanRow(test::Typed(row), Site(kEngineSite), {}).telemetry.has_value());
-  const RowPlan command = PlanRow(test::Typed(row), Site(kCommandSite), {});
+  EXPECT_FALSE(PlanRow(test::Typed(row), TelemetrySite(kEngineSite), {}).telemetry.has_value());
+  const RowPlan command = PlanRow(test::Typed(row), TelemetrySite(kCommandSite), {});
   ASSERT_TRUE(command.telemetry.has_value());
   EXPECT_EQ(command.telemetry->expected_num_gpus, 8);  // TP·PP·PCP
   EXPECT_EQ(command.telemetry->csv, command.log_dir + "/gpu_metrics.runner.csv");
@@ -53,22 +53,22 @@ TEST_F(RowTelemetryTest, OnByDefaultForCommandsAndOffForTheBuiltinEngine) {
 
   PlanOptions off;
   off.gpu_telemetry = false;
-  EXPECT_FALSE(PlanRow(test::Typed(row), Site(kCommandSite), off).telemetry.has_value());
+  EXPECT_FALSE(PlanRow(test::Typed(row), TelemetrySite(kCommandSite), off).telemetry.has_value());
   PlanOptions on;
   on.gpu_telemetry = true;
-  EXPECT_TRUE(PlanRow(test::Typed(row), Site(kEngineSite), on).telemetry.has_value());
+  EXPECT_TRUE(PlanRow(test::Typed(row), TelemetrySite(kEngineSite), on).telemetry.has_value());
 
   // No GPU seen here: nothing is sampled unless asked.
   setenv("INFERMARK_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
-  const RowPlan without = PlanRow(test::Typed(row), Site(kCommandSite), {});
+  const RowPlan without = PlanRow(test::Typed(row), TelemetrySite(kCommandSite), {});
   EXPECT_FALSE(without.telemetry.has_value());
   EXPECT_EQ(EnvValue(without.env, "GPU_METRICS_CSV"), "");
 }
 
 TEST_F(RowTelemetryTest, ContainersWriteTheCsvUnderWorkspace) {
   const RowPlan plan = PlanRow(test::Typed(test::ScriptRow("good", 2)),
-                               Site("runners:\n  test: {container: {engine: docker, script-dir: '" +
-                                    test::SourcePath("tests/runner/scripts") + "'}}\n"),
+                               TelemetrySite("runners:\n  test: {container: {engine: docker, script-dir: '" +
+                                             test::SourcePath("tests/runner/scripts") + "'}}\n"),
                                {});
   ASSERT_TRUE(plan.telemetry.has_value());
   const std::string inside =

@@ -14,27 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "catalog/catalog_loader.hpp"
 #include "core/json_text.hpp"
+#include "matrix/generator.hpp"
 #include "matrix/matrix_row.hpp"
+#include "scratch_dir.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::test {
-
-/// A fresh folder under the system temp folder, removed at destruction.
-struct ScratchDir {
-  std::filesystem::path path;
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "infermark-runner-XXXXXX").string();
-    path = mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
 
 /// A port nothing listens on right now (the kernel's choice for an ephemeral bind).
 inline int FreePort() {
@@ -74,6 +61,20 @@ inline int FreePorts(int count) {
 /// `row` read as the runner reads matrix rows (its fields checked).
 inline matrix::MatrixRow Typed(const Json& row) {
   return matrix::ReadMatrixRows({row}, "test row").front();
+}
+
+/// The founding recipe's (minimaxm3-fp4-mi355x-vllm, the project's catalog) row at `conc`, sequence
+/// lengths `seq` and `tp`, as the matrix generates it without evals; null when there is none.
+inline Json FoundingRow(std::int64_t conc, const std::string& seq = "8k1k", std::int64_t tp = 4) {
+  const auto catalog = catalog::LoadMasterConfigs({SourcePath("recipes/configs/infermark-master.yaml")});
+  const auto runners = catalog::LoadRunnerConfig(SourcePath("recipes/configs/runners.yaml"));
+  matrix::TestConfigOptions o;
+  o.config_keys = {"minimaxm3-fp4-mi355x-vllm"};
+  o.common.evals.no_evals = true;
+  for (const auto& row : matrix::GenerateTestConfig(catalog, runners, o)) {
+    if (row["conc"] == conc && row["tp"] == tp && matrix::SeqLenName(row["isl"], row["osl"]) == seq) return row;
+  }
+  return Json();
 }
 
 /// A single-node matrix row whose launcher script is `tests/runner/scripts/<kind>_fp8_test_vllm.sh`.

@@ -1,8 +1,11 @@
-// The Slurm executor: generated job scripts (multi-node rows ask for their node count), and a
-// live sweep on the one-node cluster scripts/start-slurm.sh brings up (skipped, saying why, when
-// it cannot start here).
+// The Slurm executor: generated job scripts (multi-node rows ask for their node count), and live
+// sweeps on the one-node cluster scripts/start-slurm.sh brings up (skipped, saying why, when it
+// cannot start here): rows as jobs, and an eval batch's rows as one job.
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <filesystem>
+#include <set>
 
 #include "core/file_io.hpp"
 #include "core/subprocess.hpp"
@@ -83,16 +86,20 @@ std::string StartSlurm() {
   return {};
 }
 
+// A site whose label `test` runs the test launcher scripts as Slurm jobs.
+std::string LiveSite(const std::string& results) {
+  return "defaults: {port: " + std::to_string(test::FreePort()) + ", result-dir: '" + results +
+         "', runner-name: test_00, stop-grace-s: 2}\nrunners:\n  test: {executor: slurm, script: {dir: '" +
+         test::SourcePath("tests/runner/scripts") + "'}, slurm: {time-limit-min: 10}}\n";
+}
+
 TEST(SlurmLive, AFourRowSweepRunsAsJobsAndAFailingJobIsReported) {
   const std::string why = StartSlurm();
   if (!why.empty()) GTEST_SKIP() << "no local Slurm cluster: " << why;
   test::ScratchDir dir;
   const std::string results = dir / "results";
   const std::string site = dir / "site.yaml";
-  WriteFileAtomic(site, "defaults: {port: " + std::to_string(test::FreePort()) + ", result-dir: '" + results +
-                            "', runner-name: test_00, stop-grace-s: 2}\nrunners:\n  test: {executor: slurm, script: "
-                            "{dir: '" +
-                            test::SourcePath("tests/runner/scripts") + "'}, slurm: {time-limit-min: 10}}\n");
+  WriteFileAtomic(site, LiveSite(results));
   Json rows = Json::array();
   for (int c : {1, 2, 4, 8}) rows.push_back(test::ScriptRow("good", c));
   rows.push_back(test::ScriptRow("fails", 1));
@@ -111,6 +118,54 @@ TEST(SlurmLive, AFourRowSweepRunsAsJobsAndAFailingJobIsReported) {
   // Resumed: complete rows are not submitted again.
   const ProcessResult again = test::RunInfermark({"run", "--matrix", dir / "rows.json", "--site", site, "--no-store"});
   EXPECT_NE(again.out.find("4 skipped"), std::string::npos) << again.out;
+}
+
+// The eval rows of one configuration are one batch on one server, on the Slurm executor too: both
+// rows go to one job, whose sweep runs the conc 8 row's point, then the conc 16 row's point and both
+// evals on that row's server (tests/runner/scripts/evals_fp8_test_vllm.sh: run_eval, batched).
+TEST(SlurmLive, AnEvalBatchsRowsShareOneJobAndTheirEvalsOneServer) {
+  const std::string why = StartSlurm();
+  if (!why.empty()) GTEST_SKIP() << "no local Slurm cluster: " << why;
+  test::ScratchDir dir;
+  const std::string results = dir / "results";
+  const std::string site = dir / "site.yaml";
+  WriteFileAtomic(site, LiveSite(results));
+  Json rows = Json::array();
+  for (int c : {8, 16}) {
+    Json row = test::ScriptRow("evals", c);
+    row["run-eval"] = true;
+    rows.push_back(row);
+  }
+  WriteFileAtomic(dir / "rows.json", rows.dump());
+  const ProcessResult r =
+      test::RunInfermark({"run", "--matrix", dir / "rows.json", "--site", site, "--no-store", "--eval-limit", "40"});
+  // Every 4th answer is wrong: 0.75 fails the default 0.90, and the sweep says so.
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string stem = "evals_1k1k_fp8_vllm_tp1-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc";
+  std::set<std::string> jobs;
+  for (const char* c : {"8", "16"}) {
+    const std::string line = "submitted as job ";
+    const std::size_t at = r.err.find(": " + stem + c + "_test_00");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const std::size_t job = r.err.rfind(line, at);
+    jobs.insert(r.err.substr(job + line.size(), at - job - line.size()));
+    EXPECT_TRUE(std::filesystem::exists(results + "/" + stem + c + "_test_00.json")) << "its point: " << c;
+  }
+  EXPECT_EQ(jobs.size(), 1u) << r.err;
+  // The conc 8 row's launcher ran no eval; the conc 16 row's ran both, batched.
+  const std::string seen = ReadFile(results + "/eval_env.txt");
+  EXPECT_NE(seen.find("RUN_EVAL=false"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("EVAL_CONC=8 16"), std::string::npos) << seen;
+  const std::string folder = results + "/evals/" + stem + "8x16_test_00";
+  const Json meta = Json::parse(ReadFile(folder + "/meta_env.json"));
+  EXPECT_EQ(meta["completed_eval_concs"], Json::array({8, 16}));
+  for (const char* c : {"8", "16"}) {
+    const Json status = Json::parse(ReadFile(folder + "/eval_status_conc" + std::string(c) + ".json"));
+    EXPECT_EQ(status["status"], "scored") << status.dump();
+    EXPECT_DOUBLE_EQ(status["score"].get<double>(), 0.75);
+  }
+  EXPECT_EQ(Json::parse(ReadFile(results + "/" + stem + "8_test_00.row.json"))["status"], "done");
+  EXPECT_EQ(Json::parse(ReadFile(results + "/" + stem + "16_test_00.row.json"))["status"], "eval-failed");
 }
 
 }  // namespace

@@ -9,17 +9,13 @@
 #include "core/diagnostic.hpp"
 #include "perfmodel/disaggregation.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "perfmodel/project_engine_data.hpp"
 #include "sim/disagg_run.hpp"
 #include "sim/predict.hpp"
 #include "test_paths.hpp"
 
 namespace infermark::sim {
 namespace {
-
-const perfmodel::EngineData& Data() {
-  static const perfmodel::EngineData data = perfmodel::LoadEngineData(test::SourcePath("data/engine"));
-  return data;
-}
 
 perfmodel::DeploymentOptions Role(const std::string& hardware, int tp) {
   perfmodel::DeploymentOptions o;
@@ -43,7 +39,8 @@ perfmodel::DisaggOptions Disagg(const std::string& hardware, int prefill_workers
 }
 
 TEST(Disaggregation, TransferTimeComesFromTheLinkFigures) {
-  const perfmodel::DisaggDeployment d = perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 1, 4));
+  const perfmodel::DisaggDeployment d =
+      perfmodel::ResolveDisaggDeployment(test::ProjectEngineData(), Disagg("mi355x", 1, 4, 1, 4));
   // MI355X nodes: one 400 Gb/s NIC per GPU, 50 GB/s per direction; nixl's prior efficiency 0.85.
   EXPECT_EQ(d.link.kind, "rdma-400g");
   EXPECT_DOUBLE_EQ(d.link.bytes_per_s, 50e9);
@@ -59,14 +56,15 @@ TEST(Disaggregation, TransferTimeComesFromTheLinkFigures) {
   perfmodel::DisaggOptions gb = Disagg("gb200", 1, 4, 1, 4, "mooncake");
   gb.prefill.model = gb.decode.model = "llama-3.3-70b";
   gb.prefill.precision = gb.decode.precision = "fp8";
-  const perfmodel::DisaggDeployment nvl = perfmodel::ResolveDisaggDeployment(Data(), gb);
+  const perfmodel::DisaggDeployment nvl = perfmodel::ResolveDisaggDeployment(test::ProjectEngineData(), gb);
   EXPECT_EQ(nvl.link.kind, "nvlink");
   EXPECT_DOUBLE_EQ(nvl.link.bytes_per_s, 900e9);
   EXPECT_DOUBLE_EQ(nvl.backend.efficiency, 0.80);
 }
 
 TEST(Disaggregation, EveryTokenArrivesAndTtftIsThePrefillPlusTheTransfer) {
-  const perfmodel::DisaggDeployment d = perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 1, 4));
+  const perfmodel::DisaggDeployment d =
+      perfmodel::ResolveDisaggDeployment(test::ProjectEngineData(), Disagg("mi355x", 1, 4, 1, 4));
   // Fixed-length prompts (range ratio 1) at concurrency 1: the prefill worker runs each prompt
   // alone, exactly as the aggregated TP4 deployment would.
   const loadgen::BenchConfig client = ReferenceClient("minimax-m3", 8192, 64, 1, 6, 0, 1.0);
@@ -91,7 +89,8 @@ TEST(Disaggregation, EveryTokenArrivesAndTtftIsThePrefillPlusTheTransfer) {
 }
 
 TEST(Disaggregation, TheRouterSpreadsRequestsOverEveryWorker) {
-  const perfmodel::DisaggDeployment d = perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 2, 4, 1, 8));
+  const perfmodel::DisaggDeployment d =
+      perfmodel::ResolveDisaggDeployment(test::ProjectEngineData(), Disagg("mi355x", 2, 4, 1, 8));
   for (const RouterPolicy policy : {RouterPolicy::kRoundRobin, RouterPolicy::kLeastLoaded}) {
     const loadgen::BenchConfig client = ReferenceClient("minimax-m3", 1024, 128, 16, 64, 0);
     const DisaggPrediction p = PredictDisagg(d, client, {}, policy);
@@ -110,7 +109,8 @@ TEST(Disaggregation, TheRouterSpreadsRequestsOverEveryWorker) {
 // InferenceX's aggregated multi-node rows have no decode workers (D = 0): the prefill workers
 // serve whole requests, nothing crosses the link, and one worker is the aggregated deployment.
 TEST(Disaggregation, NoDecodeWorkersIsTheAggregatedDeployment) {
-  const perfmodel::DisaggDeployment d = perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 0, 4));
+  const perfmodel::DisaggDeployment d =
+      perfmodel::ResolveDisaggDeployment(test::ProjectEngineData(), Disagg("mi355x", 1, 4, 0, 4));
   EXPECT_EQ(d.NumGpus(), 4);
   const loadgen::BenchConfig client = ReferenceClient("minimax-m3", 1024, 128, 8, 40, 0);
   const DisaggPrediction p = PredictDisagg(d, client);
@@ -124,14 +124,16 @@ TEST(Disaggregation, NoDecodeWorkersIsTheAggregatedDeployment) {
 
 TEST(Disaggregation, AWorkerTheHardwareCannotHoldIsRefusedNamingItsRole) {
   try {
-    perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 1, 12));
+    perfmodel::ResolveDisaggDeployment(test::ProjectEngineData(), Disagg("mi355x", 1, 4, 1, 12));
     FAIL() << "a TP12 decode worker on 8-GPU domains (not whole domains) was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("decode"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("--tp"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 0, 4, 1, 4)), InputError);
-  EXPECT_THROW(perfmodel::ResolveDisaggDeployment(Data(), Disagg("mi355x", 1, 4, 1, 4, "carrier-pigeon")), InputError);
+  EXPECT_THROW(perfmodel::ResolveDisaggDeployment(test::ProjectEngineData(), Disagg("mi355x", 0, 4, 1, 4)), InputError);
+  EXPECT_THROW(
+      perfmodel::ResolveDisaggDeployment(test::ProjectEngineData(), Disagg("mi355x", 1, 4, 1, 4, "carrier-pigeon")),
+      InputError);
 }
 
 }  // namespace

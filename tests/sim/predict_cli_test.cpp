@@ -1,5 +1,5 @@
-// `infermark predict` and `infermark engine calibrate`, black box and through the library:
-// output shape and units, one path for both forms of predict, held-out calibration errors.
+// `infermark predict`, black box and through the library: output shape and units, one path for
+// both forms of predict.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,9 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <set>
 
-#include "perfmodel/calibration.hpp"
 #include "perfmodel/engine_data.hpp"
 #include "run_binary.hpp"
 #include "sim/predict.hpp"
@@ -109,39 +107,6 @@ TEST(PredictCli, WarnsAboutUnmeasuredKernelClassesAndTakesAHardwareProfile) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("the profile measured a h200"), std::string::npos) << r.err;
   std::filesystem::remove_all(dir);
-}
-
-TEST(Calibration, ErrorsAreMeasuredOnPointsLeftOutOfTheFit) {
-  const EngineData data = LoadEngineData(test::SourcePath("data/engine"));
-  std::vector<MeasuredPoint> all = LoadMeasuredPoints(test::SourcePath("data/engine/measured/measured_points.csv"));
-  ASSERT_EQ(all.size(), 1127u);
-  // A small slice keeps the test fast: one GPU, both models, 1k/1k, conc <= 16.
-  std::vector<MeasuredPoint> slice;
-  for (const auto& p : all)
-    if (p.hw_key == "h200" && p.isl == 1024 && p.osl == 1024 && p.conc <= 16) slice.push_back(p);
-  const Calibrator c(data, slice, 1, &sim::RecordTrace);
-  FitSettings s;
-  s.max_evaluations = 40;
-  const auto folds = ModelLeftOut(c, s);
-  ASSERT_EQ(folds.size(), 2u);
-  for (const auto& f : folds) {
-    std::set<std::string> train_models, test_models;
-    std::set<std::size_t> train(f.train.begin(), f.train.end());
-    for (std::size_t i : f.train) train_models.insert(c.points()[i].model);
-    for (const auto& e : f.errors) {
-      EXPECT_EQ(train.count(e.index), 0u);
-      test_models.insert(c.points()[e.index].model);
-      EXPECT_GE(e.tput_error, 0);
-      EXPECT_GT(e.pred_tput, 0);
-    }
-    ASSERT_EQ(train_models.size(), 1u);
-    ASSERT_EQ(test_models.size(), 1u);
-    EXPECT_NE(*train_models.begin(), *test_models.begin());
-  }
-  const ErrorSummary noise =
-      NoiseFloor(LoadRepeatedPoints(test::SourcePath("data/engine/measured/repeat_2025-10-25_vs_2025-10-28.csv")));
-  EXPECT_GT(noise.points, 1000u);
-  EXPECT_LT(noise.tput_median, 0.01);
 }
 
 // The founding recipe's 30 predicted points, against the figures recorded in

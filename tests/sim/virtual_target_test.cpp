@@ -13,6 +13,7 @@
 #include "loadgen/bench_plan.hpp"
 #include "loadgen/run_benchmark.hpp"
 #include "perfmodel/engine_data.hpp"
+#include "perfmodel/project_engine_data.hpp"
 #include "perfmodel/step_time.hpp"
 #include "perfmodel/trace.hpp"
 #include "sim/predict.hpp"
@@ -22,11 +23,6 @@
 namespace infermark::sim {
 namespace {
 
-const perfmodel::EngineData& Data() {
-  static const perfmodel::EngineData data = perfmodel::LoadEngineData(test::SourcePath("data/engine"));
-  return data;
-}
-
 perfmodel::Deployment Resolve(const std::string& model, const std::string& hardware, const std::string& precision,
                               int tp) {
   perfmodel::DeploymentOptions o;
@@ -34,7 +30,7 @@ perfmodel::Deployment Resolve(const std::string& model, const std::string& hardw
   o.hardware = hardware;
   o.precision = precision;
   o.tp = tp;
-  return perfmodel::ResolveDeployment(Data(), o);
+  return perfmodel::ResolveDeployment(test::ProjectEngineData(), o);
 }
 
 TEST(VirtualTarget, KeepsTheConcurrencyInFlightAndEveryTokenArrives) {
@@ -81,7 +77,7 @@ TEST(VirtualTarget, RetimedTracesAgreeWithFullRunsOnTheFoundingRecipe) {
   for (const auto& [isl, osl] : {std::pair{1024, 1024}, std::pair{8192, 1024}}) {
     for (const auto& [tp, max_conc] : {std::pair{8, 32}, std::pair{4, 256}}) {
       o.tp = tp;
-      const perfmodel::Deployment d = perfmodel::ResolveDeployment(Data(), o);
+      const perfmodel::Deployment d = perfmodel::ResolveDeployment(test::ProjectEngineData(), o);
       const perfmodel::StepTimeModel model(d);
       for (int conc = 1; conc <= max_conc; conc *= 2) {
         VirtualTargetOptions vo;
@@ -91,6 +87,8 @@ TEST(VirtualTarget, RetimedTracesAgreeWithFullRunsOnTheFoundingRecipe) {
         EXPECT_NEAR(retimed.tput_per_gpu, full.figures.tput_per_gpu, 1e-9 * full.figures.tput_per_gpu)
             << isl << " tp" << tp << " c" << conc;
         EXPECT_NEAR(retimed.median_intvty, full.figures.median_intvty, 1e-9 * full.figures.median_intvty)
+            << isl << " tp" << tp << " c" << conc;
+        EXPECT_NEAR(retimed.median_e2el, full.figures.median_e2el, 1e-9 * full.figures.median_e2el)
             << isl << " tp" << tp << " c" << conc;
         ++points;
       }
@@ -131,7 +129,7 @@ TEST(VirtualTarget, ARequestThatCannotFitFailsAsTheEngineAnswersIt) {
   o.precision = "fp8";
   o.tp = 8;
   o.max_model_len = 2048;
-  const perfmodel::Deployment d = perfmodel::ResolveDeployment(Data(), o);
+  const perfmodel::Deployment d = perfmodel::ResolveDeployment(test::ProjectEngineData(), o);
   // Prompts of 1,024–4,096 tokens: some exceed the model length and fail with HTTP 400 before any
   // token; the others are served, and the closed loop goes on past the failures.
   const Prediction p = Predict(d, ReferenceClient("llama-3.3-70b", 4096, 16, 4, 40, 0, 0.25));
@@ -169,9 +167,9 @@ TEST(VirtualTarget, PromptsCarryTheirPrefixIntoTheModelsCache) {
   d.hardware = "h200";
   d.precision = "fp8";
   d.tp = 8;
-  const AgenticPrediction on = PredictAgentic(perfmodel::ResolveDeployment(Data(), d), corpus, o);
+  const AgenticPrediction on = PredictAgentic(perfmodel::ResolveDeployment(test::ProjectEngineData(), d), corpus, o);
   d.prefix_caching = false;
-  const AgenticPrediction off = PredictAgentic(perfmodel::ResolveDeployment(Data(), d), corpus, o);
+  const AgenticPrediction off = PredictAgentic(perfmodel::ResolveDeployment(test::ProjectEngineData(), d), corpus, o);
   std::int64_t theoretical = 0, prompts = 0;
   std::map<std::tuple<int, std::uint32_t, std::uint32_t>, const agentic::ReplayRequest*> first_play_off;
   for (const agentic::ReplayRequest& q : off.run.requests)

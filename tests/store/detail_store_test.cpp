@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string KindName(const ::testing::TestParamInfo<StoreKind>& info) {
+std::string DetailStoreKindName(const ::testing::TestParamInfo<StoreKind>& info) {
   return info.param == StoreKind::kPostgres ? "postgres" : "sqlite";
 }
 
@@ -78,7 +78,8 @@ class DetailStore : public ::testing::TestWithParam<StoreKind> {
   std::unique_ptr<test::PostgresDatabase> database_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Stores, DetailStore, ::testing::Values(StoreKind::kSqlite, StoreKind::kPostgres), KindName);
+INSTANTIATE_TEST_SUITE_P(Stores, DetailStore, ::testing::Values(StoreKind::kSqlite, StoreKind::kPostgres),
+                         DetailStoreKindName);
 
 TEST_P(DetailStore, AttemptsAreStoredOncePerKeyAndReadBackInStartOrder) {
   auto store = Open();

@@ -12,8 +12,8 @@
 #include <fstream>
 
 #include "core/diagnostic.hpp"
+#include "core/eval_thresholds.hpp"
 #include "core/file_io.hpp"
-#include "results/eval_thresholds.hpp"
 #include "results/multinode_fields.hpp"
 #include "run_binary.hpp"
 #include "store/app_evaluations.hpp"

@@ -1,8 +1,9 @@
 // The store suite run against every store kind, so that SQLite and PostgreSQL behave alike:
 // idempotent ingest and replacement, run lookup, points in order, every point at once, agentic
 // points, schema versions, forward migrations, refusal of a store written by a newer infermark,
-// and several processes ingesting at once. The PostgreSQL cases run on the test server
-// (scripts/pg-test-server.sh, started by ctest) and skip, saying why, where there is none.
+// several processes ingesting at once, and predicted points' band columns. The PostgreSQL cases
+// run on the test server (scripts/pg-test-server.sh, started by ctest) and skip, saying why, where
+// there is none.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -17,11 +18,14 @@
 #include "core/diagnostic.hpp"
 #include "core/file_io.hpp"
 #include "postgres_test_server.hpp"
+#include "results/repeat_record.hpp"
 #include "results/result_files.hpp"
 #include "results/sample_points.hpp"
 #include "store/ingest.hpp"
 #include "store/postgres_db.hpp"
 #include "store/result_store.hpp"
+#include "store/store_inspection.hpp"
+#include "store/store_schema.hpp"
 #include "store/store_url.hpp"
 #include "test_paths.hpp"
 
@@ -32,6 +36,21 @@ namespace fs = std::filesystem;
 
 std::string KindName(const ::testing::TestParamInfo<StoreKind>& info) {
   return info.param == StoreKind::kPostgres ? "postgres" : "sqlite";
+}
+
+// The schema version whose migration adds the band columns, from the migration list.
+int BandColumnsVersion() {
+  const auto& migrations = StoreMigrations();
+  for (std::size_t i = 0; i < migrations.size(); ++i) {
+    if (migrations[i].find("band_scope") != std::string_view::npos) return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+
+// `point` predicted, with bands of ±10 % on throughput and interactivity, ±20 % on latencies.
+Point WithBands(Point point) {
+  point.provenance.kind = PointKind::kPredicted;
+  return sample::WithPredictionBand(std::move(point));
 }
 
 class StoreSuite : public ::testing::TestWithParam<StoreKind> {
@@ -67,6 +86,27 @@ class StoreSuite : public ::testing::TestWithParam<StoreKind> {
     const std::string sql = "UPDATE schema_version SET version = " + std::to_string(version);
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
+  }
+
+  // The band columns of every point, by concurrency: scope, then the six bands ("NULL" or the
+  // number as text).
+  std::vector<std::vector<std::string>> BandColumns() {
+    const std::string sql =
+        "SELECT conc, band_scope, tput_per_gpu_band_p10, tput_per_gpu_band_p90, median_intvty_band_p10, "
+        "median_intvty_band_p90, median_e2el_band_p10, median_e2el_band_p90 FROM points ORDER BY conc";
+    std::vector<std::vector<std::string>> rows;
+    if (GetParam() == StoreKind::kPostgres) {
+      PgConnection db(url_);
+      const PgResult r = db.Query(sql);
+      for (int i = 0; i < r.Rows(); ++i) {
+        std::vector<std::string> row;
+        for (int c = 0; c < 8; ++c) row.push_back(r.IsNull(i, c) ? "NULL" : r.Text(i, c));
+        rows.push_back(std::move(row));
+      }
+    } else {
+      rows = inspect::Query(ParseStoreUrl(url_).location, sql);
+    }
+    return rows;
   }
 
   static RunInfo Run(const std::string& key) {
@@ -437,6 +477,52 @@ TEST_P(StoreSuite, MigrationEightKeepsPointsAndAddsEvaluations) {
   EXPECT_TRUE(SameConfiguration(evaluations[0].key, store->Points(run.id).at(0).key));
 }
 
+// A store written before repeats (the version before the migration that adds them, wherever the
+// lead orders it) opens and upgrades; a repeated point then keeps its repeats as point_repeats rows,
+// read back in order, idempotently, and replaced with the point.
+TEST_P(StoreSuite, RepeatsMigrationKeepsPointsAndStoresRepeats) {
+  {
+    StoreOptions before;
+    before.target_schema_version = RepeatsSchemaVersion() - 1;
+    auto old_store = Open(before);
+    EXPECT_EQ(old_store->Ingest(Run("old"), sample::SampleCurve({}, {1, 2})).added, 2);
+  }
+  auto store = Open();
+  EXPECT_EQ(store->SchemaVersion(), CurrentSchemaVersion());
+  const RunSummary old_run = store->FindRun("old");
+  for (const Point& p : store->Points(old_run.id)) {
+    EXPECT_TRUE(p.repeats.empty());
+    EXPECT_EQ(RepeatCount(p.agg), 1);
+  }
+  const Point repeated = sample::WithRepeats(sample::SamplePoint({}, 4), {1.0, 0.97, 1.02}, "fresh");
+  EXPECT_EQ(store->Ingest(Run("new"), {repeated, sample::SamplePoint({}, 8)}).added, 2);
+  EXPECT_EQ(store->Ingest(Run("new"), {repeated}).unchanged, 1);
+  const RunSummary run = store->FindRun("new");
+  const auto points = store->Points(run.id);
+  ASSERT_EQ(points.size(), 2u);
+  const Point& back = points[0].key.conc == 4 ? points[0] : points[1];
+  ASSERT_EQ(back.repeats.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(back.repeats[k].index, static_cast<int>(k + 1));
+    EXPECT_EQ(back.repeats[k].verdict, "VALID");
+    EXPECT_EQ(back.repeats[k].raw_json, repeated.repeats[k].raw_json);
+    EXPECT_EQ(back.repeats[k].agg, repeated.repeats[k].agg);
+  }
+  EXPECT_EQ(RepeatCount(back.agg), 3);
+  EXPECT_EQ(back.agg["repeats"]["server"], "fresh");
+  EXPECT_TRUE((points[0].key.conc == 4 ? points[1] : points[0]).repeats.empty());
+  // Every point at once: the figures' repeats are in the record, the rows are left to Points.
+  for (const Point& p : store->AllPoints()) EXPECT_TRUE(p.repeats.empty());
+  // A new result under the key replaces the point and its repeats.
+  const Point again = sample::WithRepeats(sample::SamplePoint({}, 4), {1.0, 0.9});
+  EXPECT_EQ(store->Ingest(Run("new"), {again}).updated, 1);
+  for (const Point& p : store->Points(run.id)) {
+    if (p.key.conc == 4) {
+      EXPECT_EQ(p.repeats.size(), 2u);
+    }
+  }
+}
+
 TEST_P(StoreSuite, EvalFoldersIngestUnderOneRun) {
   const fs::path files = fs::temp_directory_path() / ("infermark_eval_folders_" + std::to_string(::getpid()) +
                                                       (GetParam() == StoreKind::kPostgres ? "_pg" : "_sqlite"));
@@ -548,6 +634,49 @@ TEST_P(StoreSuite, ConcurrentIngestersStoreEachPointOnce) {
   ASSERT_EQ(store->ListRuns().size(), 1u);
   EXPECT_EQ(store->ListRuns()[0].points, distinct);
   EXPECT_EQ(store->AllPoints().size(), static_cast<std::size_t>(distinct));
+}
+
+// Prediction bands: a predicted point's band group and hot-figure bands land in their columns
+// and its record keeps every band; a measured point has none; an older store gains the columns.
+TEST_P(StoreSuite, APredictedPointKeepsItsBandsInColumnsAndRecord) {
+  auto store = Open();
+  const Point predicted = WithBands(sample::SamplePoint({}, 4));
+  const Point measured = sample::SamplePoint({}, 16);
+  const IngestOutcome outcome =
+      store->Ingest(RunInfo{"bands", "", "minimaxm3-fp4-mi355x-vllm", "h", "0.1.0", "test"}, {predicted, measured});
+  EXPECT_EQ(outcome.added, 2);
+  const auto rows = BandColumns();
+  ASSERT_EQ(rows.size(), 2u);
+  const double tput = predicted.agg["tput_per_gpu"].get<double>();
+  EXPECT_EQ(rows[0][1], "vllm/amd");
+  EXPECT_NEAR(std::stod(rows[0][2]), 0.9 * tput, 1e-9 * tput);
+  EXPECT_NEAR(std::stod(rows[0][3]), 1.1 * tput, 1e-9 * tput);
+  for (std::size_t c = 4; c < 8; ++c) EXPECT_NE(rows[0][c], "NULL") << c;
+  EXPECT_EQ(rows[1][1], "");
+  for (std::size_t c = 2; c < 8; ++c) EXPECT_EQ(rows[1][c], "NULL") << "a measured point has no band";
+  const std::vector<Point> back = store->Points(outcome.run_id);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].agg["prediction_band"], predicted.agg["prediction_band"]);
+}
+
+TEST_P(StoreSuite, AStoreFromBeforeTheBandsGainsEmptyColumns) {
+  const int version = BandColumnsVersion();
+  ASSERT_GT(version, 1) << "no migration adds band_scope";
+  {
+    StoreOptions before;
+    before.target_schema_version = version - 1;
+    auto old_store = Open(before);
+    EXPECT_EQ(old_store->SchemaVersion(), version - 1);
+    old_store->Ingest(RunInfo{"old", "", "r", "h", "0.1.0", "test"}, {sample::SamplePoint({}, 2)});
+  }
+  auto store = Open();
+  EXPECT_EQ(store->SchemaVersion(), CurrentSchemaVersion());
+  store->Ingest(RunInfo{"new", "", "r", "h", "0.1.0", "test"}, {WithBands(sample::SamplePoint({}, 8))});
+  const auto rows = BandColumns();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][1], "");
+  EXPECT_EQ(rows[0][2], "NULL");
+  EXPECT_EQ(rows[1][1], "vllm/amd");
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreSuite, ::testing::Values(StoreKind::kSqlite, StoreKind::kPostgres), KindName);

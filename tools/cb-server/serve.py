@@ -34,6 +34,12 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     p.add_argument("--no-warmup", action="store_true", help="skip capturing CUDA graphs before serving")
     p.add_argument(
+        "--max-running",
+        type=int,
+        default=0,
+        help="at most this many requests in the batch at once, the rest queued (0: no bound)",
+    )
+    p.add_argument(
         "--log-load-interval",
         type=float,
         default=0.0,
@@ -61,6 +67,7 @@ def main(argv):
         args.max_model_len,
         warmup=not args.no_warmup,
         load_log_interval=args.log_load_interval,
+        max_running=args.max_running,
     )
     app = make_app(engine, tokenizer, args.served_model_name, args.max_model_len)
 

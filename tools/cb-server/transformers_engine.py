@@ -88,8 +88,11 @@ def build_model(config_dir, dtype, seed, attn_implementation):
 class TransformersEngine:
     """The engine protocol of openai_server on a ContinuousBatchingManager."""
 
-    def __init__(self, model, eos_token_ids, max_new_tokens, warmup=True, load_log_interval=0.0):
+    def __init__(self, model, eos_token_ids, max_new_tokens, warmup=True, load_log_interval=0.0, max_running=0):
         self._eos = list(eos_token_ids)
+        # At most this many requests in the manager at once (0: no bound); the rest wait their turn.
+        self._max_running = max_running
+        self._admission = None
         self._load_log_interval = load_log_interval
         self._emitted = 0
         self._stopping = threading.Event()
@@ -198,6 +201,17 @@ class TransformersEngine:
         return getattr(result.status, "name", str(result.status)) in ("FINISHED", "FAILED")
 
     async def generate(self, prompt_ids, max_tokens, ignore_eos):
+        if self._max_running > 0:
+            if self._admission is None:
+                self._admission = asyncio.Semaphore(self._max_running)
+            async with self._admission:
+                async for tokens in self._generate(prompt_ids, max_tokens, ignore_eos):
+                    yield tokens
+            return
+        async for tokens in self._generate(prompt_ids, max_tokens, ignore_eos):
+            yield tokens
+
+    async def _generate(self, prompt_ids, max_tokens, ignore_eos):
         rid = uuid.uuid4().hex
         queue = asyncio.Queue()
         if self._use_handlers:

@@ -156,7 +156,7 @@ for CONC in $CONC_LIST; do
 done
 
 # The accuracy eval after the points, on the same deployment: each EVAL_CONC value in turn into
-# EVAL_RESULT_DIR/conc<N> (run_eval); the runner judges the folders.
+# EVAL_RESULT_DIR, batched as InferenceX batches them (run_eval); the runner judges the folder.
 export RESULT_FILENAME="$BASE_RESULT_FILENAME"
 if [ "${RUN_EVAL:-false}" = true ] || [ "${EVAL_ONLY:-false}" = true ]; then
   wait_for_idle

@@ -1,10 +1,14 @@
 // The chart pair: y metric against interactivity and against end-to-end latency, one colour per
 // deployment, measured points as circles and predicted ones as triangles, points their run judged
 // INVALID faded and ringed in red (as the report draws them; the API keeps them off frontiers),
-// each series' Pareto frontier as a line, a shared legend that hides series, and hover details in
-// a DOM tooltip. A point whose charted statistic (at the chosen percentile) carries a host-error mark
-// is drawn hollow; clicking a point opens its page.
+// each series' Pareto frontier as a line (a predicted one in its model-error band: bands.js), a
+// shared legend that hides series, and hover details in a DOM tooltip. A point measured several
+// times carries error bars (its median's 95 % interval on both axes) and a series whose points all
+// were has a band around its frontier, built from the repeats' own frontiers. A point whose charted
+// statistic (at the chosen percentile) carries a host-error mark is drawn hollow; clicking a point
+// opens its page.
 
+import { BAND_SUFFIX, bandDatasets } from './bands.js';
 import { colourMap, esc, isPredicted, xAxesFor, yMetric } from './format.js';
 import { pointDetails } from './tooltip.js';
 
@@ -29,6 +33,63 @@ const whiteBackground = {
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, chart.width, chart.height);
     ctx.restore();
+  },
+};
+
+// Draws each repeated point's interval on both axes as whiskers with caps, in its series' colour,
+// and records what it drew (`chart.$errorBars`, and the count in the canvas's data-error-bars).
+const errorBars = {
+  id: 'errorBars',
+  afterDatasetsDraw(chart) {
+    const { ctx } = chart;
+    const xs = chart.scales.x;
+    const ys = chart.scales.y;
+    const drawn = [];
+    const cap = 4;
+    chart.data.datasets.forEach((ds, i) => {
+      if (ds.type === 'line' || !chart.isDatasetVisible(i)) return;
+      const meta = chart.getDatasetMeta(i);
+      ds.data.forEach((d, j) => {
+        const intervals = d.p && d.p.intervals;
+        const el = meta.data[j];
+        if (!intervals || !el) return;
+        const yi = intervals[chart.$yKey];
+        const xi = intervals[chart.$xKey];
+        if (!yi && !xi) return;
+        ctx.save();
+        ctx.strokeStyle = ds.borderColor;
+        ctx.lineWidth = 1.5;
+        ctx.beginPath();
+        const bar = { id: d.p.id, x: el.x, y: el.y };
+        if (yi) {
+          const top = ys.getPixelForValue(yi.high);
+          const bottom = ys.getPixelForValue(yi.low);
+          ctx.moveTo(el.x, top);
+          ctx.lineTo(el.x, bottom);
+          ctx.moveTo(el.x - cap, top);
+          ctx.lineTo(el.x + cap, top);
+          ctx.moveTo(el.x - cap, bottom);
+          ctx.lineTo(el.x + cap, bottom);
+          Object.assign(bar, { top, bottom });
+        }
+        if (xi) {
+          const left = xs.getPixelForValue(xi.low);
+          const right = xs.getPixelForValue(xi.high);
+          ctx.moveTo(left, el.y);
+          ctx.lineTo(right, el.y);
+          ctx.moveTo(left, el.y - cap);
+          ctx.lineTo(left, el.y + cap);
+          ctx.moveTo(right, el.y - cap);
+          ctx.lineTo(right, el.y + cap);
+          Object.assign(bar, { left, right });
+        }
+        ctx.stroke();
+        ctx.restore();
+        drawn.push(bar);
+      });
+    });
+    chart.$errorBars = drawn;
+    chart.canvas.dataset.errorBars = String(drawn.length);
   },
 };
 
@@ -58,7 +119,7 @@ function makeChart(name, canvas) {
   const chart = new window.Chart(canvas, {
     type: 'scatter',
     data: { datasets: [] },
-    plugins: [whiteBackground],
+    plugins: [whiteBackground, errorBars],
     options: {
       animation: false,
       responsive: true,
@@ -74,7 +135,13 @@ function makeChart(name, canvas) {
         legend: {
           display: false,
           position: 'bottom',
-          labels: { usePointStyle: true, pointStyleWidth: 12, boxHeight: 8, filter: (item) => !item.text.endsWith(' frontier') },
+          labels: {
+            usePointStyle: true,
+            pointStyleWidth: 12,
+            boxHeight: 8,
+            filter: (item) => !item.text.endsWith(' frontier') && !item.text.endsWith(' frontier band')
+              && !item.text.endsWith(BAND_SUFFIX),
+          },
         },
         title: { display: false, text: '' },
         subtitle: { display: false, text: '' },
@@ -139,6 +206,27 @@ function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly
       pointHoverRadius: 7,
     });
   }
+  // A predicted frontier's model-error band, under its line.
+  sets.push(...bandDatasets(frontier, colour, hidden));
+  for (const s of frontier) {
+    const band = [...s.points].sort((a, b) => a.x - b.x).filter((f) => f.band);
+    if (band.length < 2) continue;
+    // The band around the frontier: its upper edge, then its lower edge filled up to it.
+    const edge = {
+      type: 'line',
+      label: `${s.series} frontier band`,
+      hidden: hidden.includes(s.series),
+      borderColor: faded(colour(s.series), 0.35),
+      backgroundColor: faded(colour(s.series), 0.15),
+      borderWidth: 1,
+      pointRadius: 0,
+      pointHitRadius: 0,
+      pointHoverRadius: 0,
+      tension: 0,
+    };
+    sets.push({ ...edge, data: band.map((f) => ({ x: f.x, y: f.band.high })), fill: false });
+    sets.push({ ...edge, data: band.map((f) => ({ x: f.x, y: f.band.low })), fill: '-1' });
+  }
   for (const s of frontier) {
     if (!s.points.length) continue;
     const predicted = isPredicted(s.series);
@@ -179,6 +267,7 @@ export function renderCharts(points, frontiers, state) {
   for (const [name, axis] of Object.entries(xAxesFor(state))) {
     const chart = charts[name] || makeChart(name, document.getElementById(`chart-${name}`));
     chart.$yKey = y.key;
+    chart.$xKey = axis.key;
     chart.data.datasets = datasetsFor(points, frontiers[name] || [], axis.key, y.key, colour, state.hide, state.optimal,
       axis.marks);
     // Agentic points alone: their interactivity is the E2E-normalized one.

@@ -1,5 +1,7 @@
 // History across runs: each series' iso-interactivity value per run date, with the runs that
-// `results compare`'s rule flags as regressions marked on the chart and listed in the table.
+// `results compare`'s rule flags as regressions (a change outside the noise: the repeats, else the
+// series' own history) marked on the chart and listed in the table with the evidence; a run whose
+// points were repeated shows its value's 95 % interval.
 
 import { getJson } from './api.js';
 import { colourMap, esc, isPredicted, num, yMetric } from './format.js';
@@ -76,11 +78,12 @@ export async function renderHistory(state) {
     ? `<caption>Regressions and each series' latest run: ${rows.length} of ${all.length} rows.
       <button type="button" id="history-all">Show all</button></caption>` : '';
   table.innerHTML = rows.length
-    ? `${more}<thead><tr><th>Series</th><th>Date</th><th>Run</th><th>${esc(y.label)} (${esc(y.unit)})</th><th>Change</th><th></th></tr></thead>
+    ? `${more}<thead><tr><th>Series</th><th>Date</th><th>Run</th><th>${esc(y.label)} (${esc(y.unit)})</th><th>Change</th><th>Verdict</th><th>Evidence</th></tr></thead>
       <tbody>${rows.map((r) => `<tr class="${r.regression ? 'regression' : ''}"><td>${esc(r.series)}</td><td>${esc(r.date)}</td>
       <td>${esc(runLabels.get(String(r.run_id)) || r.run_id)}</td><td class="num">${num(r.y)}</td>
       <td class="num">${r.change_pct === null || r.change_pct === undefined ? '' : `${r.change_pct > 0 ? '+' : ''}${r.change_pct.toFixed(1)} %`}</td>
-      <td>${r.regression ? 'regression' : ''}</td></tr>`).join('')}</tbody>`
+      <td>${r.status && r.status !== 'unchanged' ? esc(r.status) : ''}</td>
+      <td class="evidence">${r.y_low === undefined ? '' : `[${num(r.y_low)} – ${num(r.y_high)}] `}${esc(r.evidence || '')}</td></tr>`).join('')}</tbody>`
     : '<caption>No run reaches this interactivity with the current filters.</caption>';
   const button = document.getElementById('history-all');
   if (button) {

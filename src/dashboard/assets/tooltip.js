@@ -1,5 +1,6 @@
 // Hover details of a point: what was served, its figures, and where it came from (provenance).
 
+import { bandLine } from './bands.js';
 import { evaluationLines } from './evaluations.js';
 import { esc, num, withUnit, yMetric } from './format.js';
 
@@ -39,6 +40,21 @@ function power(p) {
   return 'not measured';
 }
 
+// A repeated point's figure: its median with the 95 % interval (and what that interval covers).
+function withInterval(p, key, unit) {
+  const text = withUnit(p[key], unit);
+  const iv = p.intervals && p.intervals[key];
+  if (!iv) return text;
+  return `${text} [${num(iv.low)} – ${num(iv.high)}, ${Math.round(iv.confidence * 1000) / 10} %]`;
+}
+
+// How many measurements a figure is the median of.
+function repeats(p) {
+  if (!p.repeats || p.repeats < 2) return 'measured once';
+  const server = p.repeat_server === 'fresh' ? 'a fresh server each' : 'one server, back to back';
+  return `median of ${p.repeats} (${server}); [interval, its coverage of the median]`;
+}
+
 /// The tooltip's HTML for point `p`, with the chart's y metric first and, for a point its run
 /// judged INVALID, the verdict and its reasons above everything.
 export function pointDetails(p, yKey) {
@@ -49,11 +65,13 @@ export function pointDetails(p, yKey) {
     ['Verdict', verdict(p)],
     ['Model', `${p.model} · ${sequence(p)} · ${p.agentic ? 'users' : 'conc'} ${p.conc}`],
     ['Deployment', deployment(p)],
-    [y.label, withUnit(p[y.key], y.unit)],
-    [p.agentic ? 'Interactivity (P50 E2E-norm.)' : 'Interactivity', withUnit(p.interactivity, 'tok/s/user')],
-    ['E2E latency', withUnit(p.e2el_s, 's')],
+    ['Repeats', repeats(p)],
+    [y.label, withInterval(p, y.key, y.unit)],
+    [p.agentic ? 'Interactivity (P50 E2E-norm.)' : 'Interactivity', withInterval(p, 'interactivity', 'tok/s/user')],
+    ['E2E latency', withInterval(p, 'e2el_s', 's')],
     ['TTFT / TPOT', `${withUnit(p.ttft_ms, 'ms')} / ${withUnit(p.tpot_ms, 'ms')}`],
     ['Tails (p90 / p99)', `TTFT ${withUnit(p.p90_ttft_ms, 'ms')} / ${withUnit(p.p99_ttft_ms, 'ms')} · E2EL ${withUnit(p.p90_e2el_s, 's')} / ${withUnit(p.p99_e2el_s, 's')}`],
+    ...(p.prediction_band ? [['Model-error band p10–p90', bandLine(p, y)]] : []),
     ['Power', power(p)],
     ['Accuracy', evaluationLines(p.evaluations).join('; ') || 'no evaluation of this configuration'],
     ['Run', `${p.run_label ?? p.run_id} · ${p.date ?? ''} · ${p.kind}`],

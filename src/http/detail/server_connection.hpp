@@ -36,6 +36,8 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   void Flush();
   /// Closes the connection; an unfinished response's OnClose callback runs. Loop thread.
   void Close();
+  /// The peer connected from a loopback address (set before Start).
+  void SetLocalPeer(bool local) { local_peer_ = local; }
 
  protected:
   /// Transport operations; each completion calls the matching On* below on the loop thread.
@@ -76,6 +78,7 @@ class ServerConnection : public std::enable_shared_from_this<ServerConnection> {
   std::size_t registry_index_ = 0;
   Phase phase_ = Phase::kHandshake;
   bool reading_ = false;
+  bool local_peer_ = false;
   bool timer_armed_ = false;
   bool finish_after_write_ = false;
   bool continue_sent_ = false;

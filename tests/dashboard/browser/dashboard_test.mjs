@@ -2,7 +2,8 @@
 // y axis, hover points (the tooltip shows their provenance), compare two GPUs (the iso table's
 // values), read the history's regression, open a shared address (the view comes back), and export
 // CSV and PNG (the downloaded files' contents), see an INVALID point ringed with its reasons and
-// off the frontiers, and hide it with its control, and read the accuracy evaluations (score, error
+// off the frontiers, and hide it with its control, see the predicted frontier inside its model-error
+// band (and the band in its points' tooltips), and read the accuracy evaluations (score, error
 // bar, threshold, verdict; not-run and INVALID ones without a score) from the panel and from the
 // tooltip of a point of the same configuration. The store holds the fixture's known points
 // (fixture.mjs), served by `infermark dashboard`. Screenshots go to build/tests/dashboard/screens/.
@@ -17,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AGENTIC_USERS, buildStore, EVALUATIONS, INVALID_REASONS } from './fixture.mjs';
+import { AGENTIC_USERS, buildStore, EVALUATIONS, INVALID_REASONS, PREDICTION_BAND, REPEAT_SPREAD } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -169,13 +170,79 @@ test('load: every point drawn, measured and predicted apart, a frontier per seri
     const c = window.infermark.chart('intvty');
     return [c.data.datasets.find((d) => d.label === 'h100 · vllm · fp8').pointStyle,
       c.data.datasets.find((d) => d.label === p).pointStyle,
-      c.data.datasets.filter((d) => d.type === 'line').length];
+      c.data.datasets.filter((d) => d.type === 'line' && d.label.endsWith(' frontier')).length];
   }, predicted);
   assert.deepEqual(styles.slice(0, 2), ['circle', 'triangle']);
   assert.equal(styles[2], legend.length, 'one frontier line per series');
   assert.ok(await page.$('[data-filter="disagg"]'), 'the disaggregated filter shows when such points exist');
   assert.ok(await page.$('[data-filter="spec"]'), 'the speculative-decoding filter shows when such points exist');
   await shot('01-load.png');
+});
+
+test('repeats: error bars on every repeated point, a band around the frontiers built from them', async () => {
+  const bars = await page.evaluate(() => {
+    const c = window.infermark.chart('intvty');
+    return { count: Number(c.canvas.dataset.errorBars), bars: c.$errorBars };
+  });
+  // The nightly vllm points of both GPUs, both nights: 3 concurrencies x 2 GPUs x 2 nights.
+  assert.equal(bars.count, 12);
+  // b200 conc 16 of night 2 (2400 tok/s/GPU at 50 tok/s/user, off the frontier): its bar spans its
+  // repeats' interval (three repeats: min to max, ±5 %), drawn in its series' colour.
+  const bar = await page.evaluate((spread) => {
+    const c = window.infermark.chart('intvty');
+    const i = c.data.datasets.findIndex((ds) => ds.label === 'b200 · vllm · fp8');
+    const j = c.data.datasets[i].data.findIndex((d) => d.p.conc === 16 && d.p.tput_per_gpu === 2400);
+    const point = c.data.datasets[i].data[j].p;
+    const drawn = c.$errorBars.find((b) => b.id === point.id);
+    const ys = c.scales.y;
+    const ratio = c.currentDevicePixelRatio;
+    const pixel = c.ctx.getImageData(Math.round(drawn.x * ratio), Math.round((drawn.top + 0.5) * ratio), 1, 1).data;
+    return {
+      top: drawn.top, bottom: drawn.bottom, expectedTop: ys.getPixelForValue(2400 * (1 + spread)),
+      expectedBottom: ys.getPixelForValue(2400 * (1 - spread)), interval: point.intervals.tput_per_gpu,
+      pixel: [pixel[0], pixel[1], pixel[2]], colour: c.data.datasets[i].borderColor,
+    };
+  }, REPEAT_SPREAD.b200);
+  assert.ok(Math.abs(bar.top - bar.expectedTop) < 0.5, JSON.stringify(bar));
+  assert.ok(Math.abs(bar.bottom - bar.expectedBottom) < 0.5, JSON.stringify(bar));
+  assert.ok(Math.abs(bar.interval.low - 2280) < 1e-6 && Math.abs(bar.interval.high - 2520) < 1e-6, JSON.stringify(bar));
+  assert.equal(bar.interval.confidence, 0.75);
+  // Its cap (anti-aliased, 1.5 px) is nearer the series' colour than the white background.
+  const hex = bar.colour.match(/^#(..)(..)(..)$/).slice(1).map((h) => parseInt(h, 16));
+  const distance = (a, b) => Math.hypot(...a.map((v, k) => v - b[k]));
+  assert.ok(distance(bar.pixel, hex) < distance(bar.pixel, [255, 255, 255]), `the bar's cap is drawn in ${bar.colour}: ${bar.pixel}`);
+  // The band: the b200 frontier's upper and lower edges from its repeats' own frontiers.
+  const band = await page.evaluate(() => {
+    const c = window.infermark.chart('intvty');
+    return c.data.datasets.filter((d) => d.label === 'b200 · vllm · fp8 frontier band').map((d) => d.data.length);
+  });
+  assert.equal(band.length, 2);
+  assert.ok(band[0] >= 2 && band[0] === band[1], JSON.stringify(band));
+  await shot('01b-repeats.png');
+});
+
+test('predicted frontier: drawn inside its model-error band, measured ones without', async () => {
+  await page.goto(baseUrl);
+  await idle();
+  const bands = await page.evaluate(() => window.infermark.chart('intvty').data.datasets
+    .filter((d) => d.label.endsWith(' predicted band')).map((d) => ({ label: d.label, fill: d.fill, data: d.data.map((p) => [p.x, p.y]) })));
+  assert.equal(bands.length, 1, 'one band: the predicted series\'');
+  assert.match(bands[0].label, /predicted band$/);
+  assert.equal(bands[0].fill, 'shape');
+  // The frontier's points (de-scaled) at their optimistic corners left to right, then their
+  // pessimistic corners back, closed.
+  const front = [[22, 2500], [55, 1300], [120, 450]];
+  const b = PREDICTION_BAND;
+  const good = front.map(([x, y]) => [x * b.intvty[1], y * b.tput[1]]);
+  const bad = front.map(([x, y]) => [x * b.intvty[0], y * b.tput[0]]).reverse();
+  const want = [...good, ...bad, good[0]];
+  assert.equal(bands[0].data.length, want.length);
+  bands[0].data.forEach(([x, y], i) => {
+    assert.ok(Math.abs(x - want[i][0]) < 1e-9 && Math.abs(y - want[i][1]) < 1e-6, `corner ${i}: ${[x, y]} != ${want[i]}`);
+  });
+  const e2el = await page.evaluate(() => window.infermark.chart('e2el').data.datasets.filter((d) => d.label.endsWith(' predicted band')).length);
+  assert.equal(e2el, 1);
+  await shot('02-predicted-band.png');
 });
 
 test('filter: hardware h100 leaves its measured and predicted points; disaggregated alone leaves one', async () => {
@@ -216,7 +283,8 @@ test('hover: the tooltip shows the point and its provenance', async () => {
   const predictedSeries = await page.evaluate(() => window.infermark.chart('intvty').data.datasets
     .find((d) => d.label.endsWith('predicted')).label);
   const predicted = await hover('intvty', predictedSeries, 64);
-  for (const want of ['predicted', 'infermark-engine', '--hardware h100 --time-scale 2', 'ci-runner-3', '×2']) {
+  for (const want of ['predicted', 'infermark-engine', '--hardware h100 --time-scale 2', 'ci-runner-3', '×2',
+    'Model-error band p10–p90', `${PREDICTION_BAND.scope}, ${PREDICTION_BAND.residuals} residuals`]) {
     assert.ok(predicted.includes(want), `tooltip lacks "${want}":\n${predicted}`);
   }
   await shot('05-hover-predicted.png');

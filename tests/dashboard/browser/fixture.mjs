@@ -1,12 +1,15 @@
 // The browser tests' store: a small fixed set of points in three runs, written as InferenceX agg
 // records and stored with `infermark results ingest`, so every figure the page shows is known.
 //
-//   nightly-1 (2026-11-01): h100 and b200 (vllm, fp8, tp8), conc 4/16/64
+//   nightly-1 (2026-11-01): h100 and b200 (vllm, fp8, tp8), conc 4/16/64, each measured three
+//                           times (REPEAT_SPREAD: b200 within ±5 %, h100 within ±1 %), so they
+//                           carry error bars and their frontiers a band
 //   nightly-2 (2026-11-08): the same, with b200 at conc 16 20 % slower (a regression), one
 //                           disaggregated b200 sglang fp4 point with MTP, and an h100 point at
 //                           conc 32 that its run judged INVALID (it would top the h100 frontier
 //                           and the head-to-head table at 20 tok/s/user if it were counted)
-//   predict-h100 (2026-11-08): h100 predicted at time scale 2 (figures de-scaled by 2)
+//   predict-h100 (2026-11-08): h100 predicted at time scale 2 (figures de-scaled by 2), each
+//                             point with its model-error band (PREDICTION_BAND)
 //   nightly-2 also holds four GSM8K evaluations (eval folders as the runner leaves them, see
 //   EVALUATIONS): h100 conc 64 passes its threshold, b200 conc 64 fails it, h100 conc 16 was not
 //   run and b200 conc 16 was INVALID
@@ -21,6 +24,9 @@ import { fileURLToPath } from 'node:url';
 export const MODEL = 'deepseek-ai/DeepSeek-R1-0528';
 
 const measured = (hw, conc, intvty, tput, extra = {}) => ({ hw, conc, intvty, tput, ...extra });
+
+/// How far the repeats of the nightly vllm points spread around their median (a fraction).
+export const REPEAT_SPREAD = { b200: 0.05, h100: 0.01 };
 
 /// The runs and their points: interactivity (tok/s/user) and total throughput per GPU as stored.
 export const RUNS = [
@@ -44,6 +50,12 @@ export const RUNS = [
     ],
   },
 ];
+
+/// The model-error band every predicted point carries (its record's prediction_band): each figure
+/// times these factors at p10 and p90.
+export const PREDICTION_BAND = {
+  scope: 'vllm/nvidia', residuals: 389, tput: [0.8, 1.1], intvty: [0.85, 1.15], e2el: [0.9, 1.2],
+};
 
 /// The load generator's reasons for the INVALID point (its verdict_reasons).
 export const INVALID_REASONS = [
@@ -114,6 +126,26 @@ export function aggRecord(run, p) {
     engine_flags: prov.engine_flags, host: prov.host, infermark_version: prov.infermark_version,
     benchmark_start_time_unix: Date.parse(`${run.date}T03:00:00Z`) / 1000 + p.conc,
   };
+  // The nightly vllm points were measured three times: the record's repeats block as `results
+  // process` writes it (the figures per repeat; the API computes the intervals from them).
+  if (run.key.startsWith('nightly') && !p.framework && !p.invalid) {
+    const s = REPEAT_SPREAD[p.hw];
+    const up = [1, 1 - s, 1 + s];
+    const times = (key, f) => up.map((u) => record[key] * f(u));
+    record.repeats = {
+      count: 3, server: 'same', confidence_level: 0.95, method: 'order-statistics',
+      values: {
+        tput_per_gpu: times('tput_per_gpu', (u) => u),
+        output_tput_per_gpu: times('output_tput_per_gpu', (u) => u),
+        input_tput_per_gpu: times('input_tput_per_gpu', (u) => u),
+        // Interactivity moves a fifth as much: the iso value at a target stays a throughput figure.
+        median_intvty: times('median_intvty', (u) => u ** 0.2),
+        median_tpot: times('median_tpot', (u) => u ** -0.2),
+        median_e2el: times('median_e2el', (u) => u ** -0.2),
+        median_ttft: times('median_ttft', () => 1),
+      },
+    };
+  }
   // The client result's verdict, as `infermark bench` writes it; the others carry none (as
   // InferenceX's own records), which is not INVALID.
   if (p.invalid) {
@@ -123,6 +155,12 @@ export function aggRecord(run, p) {
   if (run.predicted) {
     record.predicted = true;
     record.time_scale = run.timeScale;
+    const b = PREDICTION_BAND;
+    const band = (v, [low, high]) => ({ band_p10: v * low, band_p90: v * high });
+    record.prediction_band = { scope: b.scope, residuals: b.residuals, figures: {
+      tput_per_gpu: band(p.tput, b.tput), output_tput_per_gpu: band(p.tput / 2, b.tput),
+      input_tput_per_gpu: band(p.tput / 2, b.tput), median_intvty: band(p.intvty, b.intvty),
+      median_e2el: band(e2el, b.e2el), median_ttft: band(0.2, b.e2el) } };
   }
   return record;
 }

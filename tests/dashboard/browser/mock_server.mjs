@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INVALID_REASONS, MODEL, PREDICTED_PROVENANCE, PROVENANCE, RUNS } from './fixture.mjs';
+import { INVALID_REASONS, MODEL, PREDICTED_PROVENANCE, PREDICTION_BAND, PROVENANCE, RUNS } from './fixture.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const assets = path.join(root, 'src/dashboard/assets');
@@ -29,12 +29,21 @@ function points() {
       e2el_s: (0.2 + 1024 / p.intvty) * scale, ttft_ms: 200 * scale, tpot_ms: (1000 / p.intvty) * scale,
       w_per_gpu: null, j_per_token: null, cost_per_m_tokens: 2.5e6 / (3600 * tput / 2),
       valid: !p.invalid, verdict: p.invalid ? 'INVALID' : null, invalid_reasons: p.invalid ? INVALID_REASONS : [],
-      power_valid: null, power_invalid_reasons: [],
+      power_valid: null, power_invalid_reasons: [], repeats: 1, repeat_server: null, intervals: null,
+      prediction_band: run.predicted ? mockBand(tput, p.intvty / scale, (0.2 + 1024 / p.intvty) * scale) : null,
       provenance: { image: prov.image, flags: prov.engine_flags, host: prov.host,
         infermark_version: prov.infermark_version, time_scale: scale, created_at: `${run.date}T03:00:00Z`, source: 'ingest' },
     });
   }));
   return out;
+}
+
+// A predicted point's bands in the API's units (the fixture's factors on its de-scaled figures).
+function mockBand(tput, intvty, e2el) {
+  const b = PREDICTION_BAND;
+  const band = (v, [low, high]) => ({ band_p10: v * low, band_p90: v * high });
+  return { scope: b.scope, residuals: b.residuals, tput_per_gpu: band(tput, b.tput), interactivity: band(intvty, b.intvty),
+    e2el_s: band(e2el, b.e2el) };
 }
 
 function filtered(q) {
@@ -53,7 +62,16 @@ function frontier(list, y, x) {
   return [...series].map(([name, ps]) => {
     const better = x === 'e2el_s' ? (a, b) => a[x] <= b[x] : (a, b) => a[x] >= b[x];
     const front = ps.filter((p) => !ps.some((o) => o !== p && better(o, p) && o[y] >= p[y] && (o[x] !== p[x] || o[y] !== p[y])));
-    return { series: name, points: front.map((p) => ({ x: p[x], y: p[y], id: p.id })).sort((a, b) => a.x - b.x) };
+    front.sort((a, b) => a[x] - b[x]);
+    const entry = { series: name, repeats: 0, points: front.map((p) => ({ x: p[x], y: p[y], id: p.id, band: null })) };
+    // A predicted frontier's band: each point's optimistic and pessimistic corners (throughput only).
+    if (front.every((p) => p.prediction_band && p.prediction_band[y])) {
+      const hi = x === 'e2el_s' ? 'band_p10' : 'band_p90';
+      const lo = x === 'e2el_s' ? 'band_p90' : 'band_p10';
+      const corner = (p, xe, ye) => ({ x: p.prediction_band[x][xe], y: p.prediction_band[y][ye] });
+      entry.band = { optimistic: front.map((p) => corner(p, hi, 'band_p90')), pessimistic: front.map((p) => corner(p, lo, 'band_p10')) };
+    }
+    return entry;
   });
 }
 
@@ -95,7 +113,10 @@ function api(route, q) {
         const list = series.get(f.series) || series.set(f.series, []).get(f.series);
         const prev = list.length ? list[list.length - 1].y : null;
         const change = prev ? ((v - prev) / prev) * 100 : null;
-        list.push({ date: ps[0].date, run_id: runId, y: v, regression: change !== null && change < -5, change_pct: change });
+        // Simplified: a fixed 5 % (the real route tests the change against the noise).
+        const regression = change !== null && change < -5;
+        list.push({ date: ps[0].date, run_id: runId, y: v, regression, status: change === null ? null : regression ? 'regression' : 'unchanged',
+          evidence: change === null ? null : 'mock: fixed 5 %', change_pct: change });
       }
     }
     return { series: [...series].map(([name, dates]) => ({ series: name, dates })) };

@@ -1,0 +1,88 @@
+#include "store/bundle_ingest.hpp"
+
+#include <filesystem>
+#include <map>
+
+#include "core/diagnostic.hpp"
+#include "store/ingest.hpp"
+#include "store/store_url.hpp"
+
+namespace infermark::results {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The run a bundle's points belong to: its issuing workflow run, or the bundle alone.
+RunInfo RunOfBundle(const VerifiedBundle& bundle, const RunInfo& base) {
+  RunInfo run = base;
+  if (run.source.empty()) run.source = "receipt";
+  if (run.host.empty()) run.host = bundle.issuer.host;
+  if (run.infermark_version.empty()) run.infermark_version = bundle.issuer.infermark_version;
+  if (!run.run_key.empty()) return run;
+  const Issuer& i = bundle.issuer;
+  if (!i.repository.empty() && !i.run_id.empty()) {
+    const std::string attempt = i.run_attempt.empty() ? "1" : i.run_attempt;
+    run.run_key = "gha:" + i.repository + "#" + i.run_id + "." + attempt;
+    if (run.label.empty()) run.label = i.repository + " run " + i.run_id + "/" + attempt;
+  } else {
+    run.run_key = DerivedRunKey(bundle.points, bundle.evaluations);
+  }
+  return run;
+}
+
+}  // namespace
+
+std::string DefaultBundleArchive(const std::string& store_url) {
+  const StoreUrl url = ParseStoreUrl(store_url);
+  if (url.kind != StoreKind::kSqlite) return {};
+  const fs::path parent = fs::path(url.location).parent_path();
+  return (parent.empty() ? fs::path("bundles") : parent / "bundles").string();
+}
+
+std::string ArchivedBundlePath(const std::string& archive, const std::string& receipt_id) {
+  return (fs::path(archive) / receipt_id).string();
+}
+
+std::string ArchiveBundle(const VerifiedBundle& bundle, const std::string& archive) {
+  const fs::path target = ArchivedBundlePath(archive, bundle.receipt_id);
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(target / kReceiptFile, ec))) return target.string();
+  const fs::path tmp = fs::path(archive) / ("." + bundle.receipt_id + ".tmp");
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp.parent_path(), ec);
+  // Verified bundles hold regular files and folders only, so a recursive copy is exact.
+  if (!ec) fs::copy(bundle.dir, tmp, fs::copy_options::recursive, ec);
+  if (!ec) fs::rename(tmp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw InputError(Diagnostic{{archive, 0, 0}, "", "--bundles", "cannot keep the bundle here: " + ec.message()});
+  }
+  return target.string();
+}
+
+BundleBatches ReadBundleBatches(const std::vector<std::string>& bundle_dirs, const BundleCheck& check,
+                                const RunInfo& base) {
+  BundleBatches out;
+  std::vector<Diagnostic> problems;
+  for (const std::string& dir : bundle_dirs) {
+    try {
+      out.bundles.push_back(ReadBundle(dir, check));
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!problems.empty()) throw InputError(std::move(problems));
+  std::map<std::string, std::size_t> index;
+  for (const VerifiedBundle& bundle : out.bundles) {
+    const RunInfo run = RunOfBundle(bundle, base);
+    const auto [it, added] = index.emplace(run.run_key, out.batches.size());
+    if (added) out.batches.push_back(IngestBatch{run, {}, {}, {}, {}});
+    IngestBatch& batch = out.batches[it->second];
+    batch.points.insert(batch.points.end(), bundle.points.begin(), bundle.points.end());
+    batch.evaluations.insert(batch.evaluations.end(), bundle.evaluations.begin(), bundle.evaluations.end());
+  }
+  return out;
+}
+
+}  // namespace infermark::results
