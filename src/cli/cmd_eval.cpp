@@ -132,7 +132,9 @@ int RunEvalCommand(EvalFlags& f) {
   run.limit = s.limit;
   if (f.repeats < 1 || f.repeats > 1000) throw InputError(Diagnostic{{}, "", "--repeats", "must be from 1 to 1000"});
   if (f.repeats > 1 && f.concurrency.size() > 1) {
-    throw InputError(Diagnostic{{}, "", "--repeats",
+    throw InputError(Diagnostic{{},
+                                "",
+                                "--repeats",
                                 "repeats one eval; a batch of concurrencies (--concurrency " +
                                     std::to_string(f.concurrency.front()) + ",...) runs each once"});
   }

@@ -718,6 +718,7 @@ struct CompareCommand {
   std::string candidate;
   std::string min_effect = "5";
   double alpha = 0.05;
+  std::string multiple = "bh";
   int history = 10;
   std::vector<double> interactivities;
   std::string format = "text";
@@ -736,6 +737,9 @@ int RunCompare(const CompareCommand& cmd) {
     throw InputError(Diagnostic{{}, "", "--alpha", "must be a significance level in (0, 1)"});
   }
   options.rules.alpha = cmd.alpha;
+  options.rules.multiple = cmd.multiple == "none"   ? results::MultipleTests::kNone
+                           : cmd.multiple == "holm" ? results::MultipleTests::kHolm
+                                                    : results::MultipleTests::kBenjaminiHochberg;
   options.history_runs = cmd.history;
   for (double x : cmd.interactivities) {
     if (!(x > 0)) throw InputError(Diagnostic{{}, "", "--interactivity", "must be positive tok/s/user"});
@@ -941,6 +945,12 @@ void AddResultsCommand(CLI::App& app, CommandResult& result) {
   c->add_option("--min-effect-percent", compare->min_effect, "The smallest change worth reporting, in percent")
       ->capture_default_str();
   c->add_option("--alpha", compare->alpha, "Significance level of the tests")->capture_default_str();
+  c->add_option("--multiple-tests", compare->multiple,
+                "How the comparison's tests (every metric of every point, every frontier sample) share alpha: bh "
+                "(Benjamini-Hochberg: false discovery rate alpha), holm (any false flag at alpha), none (each test "
+                "on its own); with no real change, bh and holm flag anything with chance alpha at most")
+      ->check(CLI::IsMember({"bh", "holm", "none"}))
+      ->capture_default_str();
   c->add_option("--history", compare->history,
                 "Earlier runs a series without repeats is judged against (lookback), besides the baseline")
       ->check(CLI::Range(0, 1000))

@@ -28,6 +28,8 @@ void AddEvidence(Json& row, const results::ChangeEvidence& e) {
   row["regression"] = e.status == results::ChangeStatus::kRegression;
   row["test"] = e.test;
   row["p_value"] = e.p_value ? Json(*e.p_value) : Json(nullptr);
+  row["p_adjusted"] = e.p_adjusted ? Json(*e.p_adjusted) : Json(nullptr);
+  row["tests_in_comparison"] = e.family;
   row["change_low_pct"] = e.low ? Json(*e.low * 100) : Json(nullptr);
   row["change_high_pct"] = e.high ? Json(*e.high * 100) : Json(nullptr);
   row["base_repeats"] = e.baseline_repeats;
@@ -36,7 +38,7 @@ void AddEvidence(Json& row, const results::ChangeEvidence& e) {
 }
 
 ApiReply Compare(const Snapshot& snapshot, const ApiSources& sources, const Query& query) {
-  query.RequireKnown({"base", "head", "token", "min_effect_pct", "alpha"});
+  query.RequireKnown({"base", "head", "token", "min_effect_pct", "alpha", "multiple"});
   const RunRow& base = RequireRun(snapshot, query, "base");
   const RunRow& head = RequireRun(snapshot, query, "head");
   results::CompareOptions options;
@@ -48,6 +50,17 @@ ApiReply Compare(const Snapshot& snapshot, const ApiSources& sources, const Quer
   if (const auto v = query.Single("alpha")) {
     options.rules.alpha = ParseNumber("alpha", *v);
     if (!(options.rules.alpha > 0 && options.rules.alpha < 1)) throw QueryError("alpha", "must be in (0, 1)");
+  }
+  if (const auto v = query.Single("multiple")) {
+    if (*v == "bh") {
+      options.rules.multiple = results::MultipleTests::kBenjaminiHochberg;
+    } else if (*v == "holm") {
+      options.rules.multiple = results::MultipleTests::kHolm;
+    } else if (*v == "none") {
+      options.rules.multiple = results::MultipleTests::kNone;
+    } else {
+      throw QueryError("multiple", "must be bh, holm or none");
+    }
   }
   std::vector<results::Point> base_points;
   std::vector<results::Point> head_points;
@@ -91,6 +104,9 @@ ApiReply Compare(const Snapshot& snapshot, const ApiSources& sources, const Quer
   body["head"] = RunRef(head);
   body["min_effect_pct"] = options.rules.min_effect * 100;
   body["alpha"] = options.rules.alpha;
+  body["multiple"] = options.rules.multiple == results::MultipleTests::kBenjaminiHochberg ? "bh"
+                     : options.rules.multiple == results::MultipleTests::kHolm            ? "holm"
+                                                                                          : "none";
   body["rows"] = rows;
   body["only_base"] = c.only_baseline;
   body["only_head"] = c.only_candidate;

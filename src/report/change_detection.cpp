@@ -1,5 +1,6 @@
 #include "report/change_detection.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -45,6 +46,26 @@ std::optional<RatioTest> ChooseTest(const ChangeSample& b, const ChangeSample& c
   return t;
 }
 
+// The status of a tested change whose p-value held against alpha is `p`.
+ChangeStatus Classify(const ChangeEvidence& e, double p, const ChangeRules& rules) {
+  const bool significant = p < rules.alpha;
+  if (significant && std::fabs(e.estimate) >= rules.min_effect) {
+    const bool worse = e.higher_is_better ? e.estimate < 0 : e.estimate > 0;
+    return worse ? ChangeStatus::kRegression : ChangeStatus::kImprovement;
+  }
+  if (significant || (*e.low >= -rules.min_effect && *e.high <= rules.min_effect)) {
+    // Real but smaller than worth reporting, or the interval rules out any change that large.
+    return ChangeStatus::kUnchanged;
+  }
+  return ChangeStatus::kInconclusive;
+}
+
+std::string PValue(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, p < 0.001 ? "%.1e" : "%.3f", p);
+  return text;
+}
+
 }  // namespace
 
 const char* ChangeStatusName(ChangeStatus status) {
@@ -66,9 +87,8 @@ std::string ChangeEvidence::Describe() const {
   if (!p_value) {
     out = "no noise estimate";
   } else {
-    char p[32];
-    std::snprintf(p, sizeof p, *p_value < 0.001 ? "%.1e" : "%.3f", *p_value);
-    out = test + " p=" + p;
+    out = test + " p=" + PValue(*p_value);
+    if (family > 1 && p_adjusted) out += " (adjusted " + PValue(*p_adjusted) + " of " + std::to_string(family) + ")";
   }
   out += ", " + Percent(change);
   if (low && high) out += " [" + Percent(*low) + ", " + Percent(*high) + "]";
@@ -80,6 +100,7 @@ std::string ChangeEvidence::Describe() const {
 ChangeEvidence JudgeChange(const ChangeSample& baseline, const ChangeSample& candidate,
                            const std::vector<double>& history, bool higher_is_better, const ChangeRules& rules) {
   ChangeEvidence out;
+  out.higher_is_better = higher_is_better;
   out.baseline_repeats = std::max<int>(1, static_cast<int>(baseline.repeats.size()));
   out.candidate_repeats = std::max<int>(1, static_cast<int>(candidate.repeats.size()));
   out.change = baseline.value != 0 ? (candidate.value - baseline.value) / std::fabs(baseline.value) : 0.0;
@@ -90,20 +111,43 @@ ChangeEvidence JudgeChange(const ChangeSample& baseline, const ChangeSample& can
   }
   out.test = test->method;
   out.p_value = test->p_value;
+  out.p_adjusted = test->p_value;
   out.low = test->ratio_low - 1;
   out.high = test->ratio_high - 1;
-  const double estimate = test->ratio - 1;
-  const bool significant = test->p_value < rules.alpha;
-  if (significant && std::fabs(estimate) >= rules.min_effect) {
-    const bool worse = higher_is_better ? estimate < 0 : estimate > 0;
-    out.status = worse ? ChangeStatus::kRegression : ChangeStatus::kImprovement;
-  } else if (significant || (*out.low >= -rules.min_effect && *out.high <= rules.min_effect)) {
-    // Real but smaller than worth reporting, or the interval rules out any change that large.
-    out.status = ChangeStatus::kUnchanged;
-  } else {
-    out.status = ChangeStatus::kInconclusive;
-  }
+  out.estimate = test->ratio - 1;
+  out.status = Classify(out, test->p_value, rules);
   return out;
+}
+
+void AdjustForMultipleTests(const std::vector<ChangeEvidence*>& family, const ChangeRules& rules) {
+  if (rules.multiple == MultipleTests::kNone) return;
+  std::vector<ChangeEvidence*> tested;
+  for (ChangeEvidence* e : family) {
+    if (e != nullptr && e->p_value) tested.push_back(e);
+  }
+  std::stable_sort(tested.begin(), tested.end(),
+                   [](const ChangeEvidence* a, const ChangeEvidence* b) { return *a->p_value < *b->p_value; });
+  const std::size_t m = tested.size();
+  std::vector<double> adjusted(m);
+  if (rules.multiple == MultipleTests::kHolm) {
+    double running = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      running = std::max(running, std::min(1.0, static_cast<double>(m - i) * *tested[i]->p_value));
+      adjusted[i] = running;
+    }
+  } else {
+    double running = 1;
+    for (std::size_t i = m; i-- > 0;) {
+      running = std::min(running, static_cast<double>(m) * *tested[i]->p_value / static_cast<double>(i + 1));
+      adjusted[i] = running;
+    }
+  }
+  for (std::size_t i = 0; i < m; ++i) {
+    ChangeEvidence& e = *tested[i];
+    e.p_adjusted = adjusted[i];
+    e.family = static_cast<int>(m);
+    e.status = Classify(e, adjusted[i], rules);
+  }
 }
 
 }  // namespace infermark::results

@@ -28,11 +28,22 @@ enum class ChangeStatus {
 /// `regression`, `improvement`, `unchanged`, `inconclusive`.
 const char* ChangeStatusName(ChangeStatus status);
 
+/// How the tests of one comparison (every metric of every point, every frontier sample) share
+/// alpha. With no real change anywhere (an A/A pair), both corrections keep the chance that the
+/// comparison flags anything at alpha; each test on its own flags some figure of a large comparison
+/// by chance.
+enum class MultipleTests {
+  kBenjaminiHochberg,  ///< False discovery rate at alpha: a change seen in many figures is found sooner.
+  kHolm,               ///< Holm's step-down: any false flag at alpha, whatever else changed.
+  kNone                ///< Each test at alpha on its own.
+};
+
 /// How strict change detection is.
 struct ChangeRules {
   double min_effect = 0.05;  ///< The minimum effect worth reporting, relative (0.05 = 5 %).
   double alpha = 0.05;       ///< Significance level of the tests.
   int min_history = 3;       ///< Fewest values (baseline included) a lookback test reads.
+  MultipleTests multiple = MultipleTests::kBenjaminiHochberg;  ///< How a comparison's tests share alpha.
 };
 
 /// One side of a comparison: its figure and, when measured several times, every repeat's value.
@@ -49,12 +60,18 @@ struct ChangeEvidence {
   /// positive, or `none`.
   std::string test = "none";
   std::optional<double> p_value;  ///< Two-sided p-value of "no change" (none without a test).
-  double change = 0;              ///< candidate / baseline − 1 of the figures shown.
-  std::optional<double> low;      ///< Lower bound of the change's interval at 1 − alpha (with a test).
-  std::optional<double> high;     ///< Upper bound.
-  int baseline_repeats = 1;       ///< Measurements behind the baseline.
-  int candidate_repeats = 1;      ///< Measurements behind the candidate.
-  int history = 0;                ///< Values the lookback read (baseline included); 0 without one.
+  /// The p-value held against alpha: adjusted among the comparison's `family` tests (rules.multiple),
+  /// else p_value.
+  std::optional<double> p_adjusted;
+  int family = 1;                ///< Tests in the comparison this one was adjusted among.
+  double change = 0;             ///< candidate / baseline − 1 of the figures shown.
+  double estimate = 0;           ///< The test's estimate of the change (a ratio − 1).
+  bool higher_is_better = true;  ///< Direction of "better" for this figure.
+  std::optional<double> low;     ///< Lower bound of the change's interval at 1 − alpha (with a test).
+  std::optional<double> high;    ///< Upper bound.
+  int baseline_repeats = 1;      ///< Measurements behind the baseline.
+  int candidate_repeats = 1;     ///< Measurements behind the candidate.
+  int history = 0;               ///< Values the lookback read (baseline included); 0 without one.
 
   /// One line: `welch-log p=0.003, -9.8% [-12.1%, -7.4%], repeats 3/3` (or `no noise estimate`).
   [[nodiscard]] std::string Describe() const;
@@ -65,5 +82,11 @@ struct ChangeEvidence {
 /// oldest first (used only when neither side has repeats).
 ChangeEvidence JudgeChange(const ChangeSample& baseline, const ChangeSample& candidate,
                            const std::vector<double>& history, bool higher_is_better, const ChangeRules& rules);
+
+/// Holds the tested changes of one comparison to alpha together (rules.multiple) and judges each
+/// again on its adjusted p-value; changes without a test keep their status. Of m p-values sorted
+/// ascending, the i-th (from 1) is adjusted to min over j >= i of m·p(j)/j (Benjamini–Hochberg) or
+/// max over j <= i of (m − j + 1)·p(j) (Holm), capped at 1.
+void AdjustForMultipleTests(const std::vector<ChangeEvidence*>& family, const ChangeRules& rules);
 
 }  // namespace infermark::results

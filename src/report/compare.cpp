@@ -164,12 +164,8 @@ Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Poi
       d.baseline = b.*spec.field;
       d.candidate = c.*spec.field;
       d.change = d.evidence.change;
-      d.regression = d.evidence.status == ChangeStatus::kRegression;
-      pc.regression = pc.regression || d.regression;
-      Count(out, d.evidence);
       pc.deltas.push_back(d);
     }
-    out.point_regressions += pc.regression ? 1 : 0;
     out.points.push_back(std::move(pc));
   }
   for (const auto& [key, cand] : cand_by_key) {
@@ -214,12 +210,30 @@ Comparison CompareRuns(const std::vector<Point>& baseline, const std::vector<Poi
       s.evidence = JudgeChange({*b, RepeatFrontValuesAt(base_front.repeats, x)},
                                {*c, RepeatFrontValuesAt(cand_front.repeats, x)}, series, true, options.rules);
       s.change = s.evidence.change;
-      s.regression = s.evidence.status == ChangeStatus::kRegression;
       s.agentic = agentic_scenarios.count(group.first) > 0;
-      out.frontier_regressions += s.regression ? 1 : 0;
-      Count(out, s.evidence);
       out.frontier.push_back(s);
     }
+  }
+
+  // Every test of the comparison held to alpha together, then the verdicts counted.
+  std::vector<ChangeEvidence*> family;
+  for (PointComparison& pc : out.points) {
+    for (MetricDelta& d : pc.deltas) family.push_back(&d.evidence);
+  }
+  for (FrontierSample& s : out.frontier) family.push_back(&s.evidence);
+  AdjustForMultipleTests(family, options.rules);
+  for (PointComparison& pc : out.points) {
+    for (MetricDelta& d : pc.deltas) {
+      d.regression = d.evidence.status == ChangeStatus::kRegression;
+      pc.regression = pc.regression || d.regression;
+      Count(out, d.evidence);
+    }
+    out.point_regressions += pc.regression ? 1 : 0;
+  }
+  for (FrontierSample& s : out.frontier) {
+    s.regression = s.evidence.status == ChangeStatus::kRegression;
+    out.frontier_regressions += s.regression ? 1 : 0;
+    Count(out, s.evidence);
   }
   return out;
 }

@@ -26,10 +26,17 @@ std::string Interval(const ChangeEvidence& e) {
   return Percent(*e.low) + " … " + Percent(*e.high);
 }
 
+std::string PValue(double p) {
+  char text[32];
+  std::snprintf(text, sizeof text, p < 0.001 ? "%.1e" : "%.3f", p);
+  return text;
+}
+
+// The test's p-value, and the adjusted one it was judged by when the comparison's tests share alpha.
 std::string PValue(const ChangeEvidence& e) {
   if (!e.p_value) return "–";
-  char text[32];
-  std::snprintf(text, sizeof text, *e.p_value < 0.001 ? "%.1e" : "%.3f", *e.p_value);
+  std::string text = PValue(*e.p_value);
+  if (e.family > 1 && e.p_adjusted) text += " (adj. " + PValue(*e.p_adjusted) + ")";
   return text;
 }
 
@@ -126,11 +133,17 @@ std::string ComparisonMarkdown(const Comparison& c, const EvaluationComparison& 
   } else {
     out += ":white_check_mark: **No significant regression.**\n\n";
   }
-  char rules[200];
+  char rules[300];
   std::snprintf(rules, sizeof rules,
-                "A change is flagged when a test finds it at alpha %.2f and it is at least %.1f%% (the minimum "
+                "A change is flagged when a test finds it at alpha %.2f%s and it is at least %.1f%% (the minimum "
                 "effect). %zu point(s) matched; %d significant improvement(s); %d inconclusive.\n\n",
-                options.rules.alpha, options.rules.min_effect * 100, c.points.size(), c.improvements, c.inconclusive);
+                options.rules.alpha,
+                options.rules.multiple == MultipleTests::kBenjaminiHochberg
+                    ? " (p-values adjusted over the comparison's tests, Benjamini-Hochberg)"
+                : options.rules.multiple == MultipleTests::kHolm
+                    ? " (p-values adjusted over the comparison's tests, Holm)"
+                    : "",
+                options.rules.min_effect * 100, c.points.size(), c.improvements, c.inconclusive);
   out += rules;
   out += "### Significant changes\n\n";
   out += significant.empty() ? "None.\n\n" : ChangeTable(significant, false) + "\n";

@@ -323,7 +323,7 @@ Artifacts DescribeArtifacts(const fs::path& root, const EvalThresholds* threshol
   for (const std::string& folder : FindEvalFolders({root.string()})) {
     const std::string relative = BundleRelative(folder, root);
     try {
-      // One evaluation, or one per concurrency of a batched folder.
+      // A batched folder holds one evaluation per concurrency, each with its own files.
       for (Evaluation& e : ReadEvalFolder(folder, thresholds)) {
         a.evals_json.push_back(MeasureEvalCoverage(folder, relative, e, problems).ToJson());
         a.evaluations.push_back(std::move(e));
@@ -357,11 +357,31 @@ Artifacts DescribeArtifacts(const fs::path& root, const EvalThresholds* threshol
     const bool eval_row = ReceiptBool(row, "run-eval") || ReceiptBool(row, "eval-only");
     const std::string status = entry["status"].get<std::string>();
     if (!eval_row || !(status == "done" || status == "invalid" || status == "eval-failed")) continue;
+    const std::string rf = entry["result_filename"].get<std::string>();
+    // A row of an eval batch whose evals ran on another row's server: that row's evaluations must
+    // cover this row's concurrencies.
+    const Json batch = ReceiptMember(state, "eval_batch");
+    const std::string server_of = ReceiptText(batch, "server_of");
+    if (evals.empty() && !server_of.empty() && server_of != rf) {
+      const Json concs = ReceiptMember(batch, "concs");
+      for (const Json& c : concs.is_array() ? concs : Json::array()) {
+        if (!c.is_number_integer()) continue;
+        const long long concurrency = c.get<long long>();
+        const bool found = std::any_of(a.evaluations.begin(), a.evaluations.end(), [&](const Evaluation& ev) {
+          return (ev.result_filename == server_of || ev.result_filename == rf) && ev.eval_concurrency == concurrency;
+        });
+        if (!found) {
+          problems.push_back(BundleProblem(file.string(), "incomplete eval coverage: the row's eval at concurrency " +
+                                                              std::to_string(concurrency) + ", run on " + server_of +
+                                                              "'s server, has no eval folder"));
+        }
+      }
+      continue;
+    }
     if (evals.empty()) {
       problems.push_back(
           BundleProblem(file.string(), "incomplete eval coverage: an eval row that ran records no eval"));
     }
-    const std::string rf = entry["result_filename"].get<std::string>();
     for (const Json& e : evals) {
       const long long concurrency = e["concurrency"].get<long long>();
       const bool found = std::any_of(a.evaluations.begin(), a.evaluations.end(), [&](const Evaluation& ev) {
@@ -656,7 +676,8 @@ VerifiedBundle ReadBundle(const std::string& dir, const BundleCheck& check) {
   }
   CompareLists(ReceiptMember(receipt, "points"), described.points_json, "points", {"result", "key"}, receipt_path,
                problems);
-  CompareLists(ReceiptMember(receipt, "evals"), described.evals_json, "evals", {"folder"}, receipt_path, problems);
+  CompareLists(ReceiptMember(receipt, "evals"), described.evals_json, "evals", {"folder", "key"}, receipt_path,
+               problems);
   CompareLists(ReceiptMember(receipt, "rows"), described.rows_json, "rows", {"row"}, receipt_path, problems);
   VerifiedBundle bundle;
   bundle.issuer = IssuerFromJson(ReceiptMember(receipt, "issuer"), receipt_path, problems);

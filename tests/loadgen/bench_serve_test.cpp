@@ -98,14 +98,15 @@ TEST_F(BenchServe, AnEngineBehindItsModelMakesTheRunInvalid) {
 }
 
 // Passes later than the histogram's largest bucket (a host stalled for over 10 s) fall in its +Inf
-// bucket: the result says so with null figures, never with an infinity JSON cannot hold.
+// bucket: the result says so with null figures, never with an infinity JSON cannot hold. (Lateness
+// is a diagnostic: the verdict judges the figures' host error, and the fake's streams kept time.)
 TEST_F(BenchServe, LatenessBeyondTheLastBucketIsNullNotInfinite) {
   FakeServerOptions stalled;
   stalled.engine_time_scale = 10;
   stalled.stalled_passes = 10;  // 10 of 110 passes in the window are beyond 5 ms, the fake's last bucket
   FakeOpenAiServer server(stalled);
   const auto run = RunInfermark(Args(server.port(), {"--num-prompts", "8", "--max-concurrency", "2"}));
-  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   const std::string text = ReadFile((dir_ / "r.json").string());
   EXPECT_EQ(text.find("Infinity"), std::string::npos);
   const auto lateness = nlohmann::json::parse(text)["infermark"]["server"]["step_lateness"];

@@ -333,6 +333,13 @@ TEST(EvalRows, ASweepAgainstAnAnsweringServerRunsBothEvalsOnOneServer) {
   EXPECT_NE(r.out.find("eval: [conc=256] scored gsm8k 1.0000"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find(std::string(kStem256) + " (evals at conc 64 256 on this row's server)"), std::string::npos)
       << r.err;
+  // A measurement bundle of the sweep holds the batch: the conc 64 row's evals are covered by the
+  // folder of the row whose server ran them, and the store takes the bundle with both evaluations.
+  const ProcessResult bundle = test::RunInfermark({"results", "bundle", results, "-o", dir / "bundle"});
+  ASSERT_EQ(bundle.exit_code, 0) << bundle.out << bundle.err;
+  const ProcessResult ingest = test::RunInfermark({"results", "ingest", dir / "bundle", "--db", dir / "bundled.db"});
+  EXPECT_EQ(ingest.exit_code, 0) << ingest.out << ingest.err;
+  EXPECT_NE(ingest.out.find("(2 point(s), 2 evaluation(s)"), std::string::npos) << ingest.out;
   // Complete rows (points and passed evals) are skipped when the sweep runs again.
   const ProcessResult again = test::RunInfermark(Sweep(site, results));
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
