@@ -58,7 +58,8 @@ HostError ErrorOf(const std::vector<RequestRecord>& records, double scale = 1.0,
 TEST(HostError, ACleanRunHasNone) {
   std::vector<RequestRecord> records;
   for (std::size_t i = 0; i < 6; ++i)
-    records.push_back(Request(i, static_cast<std::int64_t>(i) * 40 * kHostErrorMs, 30 * kHostErrorMs, 10 * kHostErrorMs, 8));
+    records.push_back(
+        Request(i, static_cast<std::int64_t>(i) * 40 * kHostErrorMs, 30 * kHostErrorMs, 10 * kHostErrorMs, 8));
   const HostError h = ErrorOf(records, 1.0, 8);
   EXPECT_EQ(h.kind, HostErrorKind::kExact);
   EXPECT_EQ(h.exact_requests, 6u);
@@ -76,7 +77,8 @@ TEST(HostError, ALatePassMovesWhatItTouchedAndNothingElse) {
   for (std::size_t i = 0; i < 4; ++i) {
     const std::int64_t sent = static_cast<std::int64_t>(i) * 5 * kHostErrorMs;
     clean.push_back(Request(i, sent, 30 * kHostErrorMs, 10 * kHostErrorMs, 20));
-    stalled.push_back(Request(i, sent, 30 * kHostErrorMs, 10 * kHostErrorMs, 20, 1.0, i == 2 ? 100 * kHostErrorMs : 0, 4));
+    stalled.push_back(
+        Request(i, sent, 30 * kHostErrorMs, 10 * kHostErrorMs, 20, 1.0, i == 2 ? 100 * kHostErrorMs : 0, 4));
   }
   const HostError h = ErrorOf(stalled);
   const double clean_duration = static_cast<double>(*clean[3].done_ns) / 1e9;
@@ -129,7 +131,8 @@ TEST(HostError, AScaledEngineIsMeasuredOnItsDeScaledModelClock) {
   // 1 ms host error in real time whatever the scale.
   std::vector<RequestRecord> records;
   for (std::size_t i = 0; i < 3; ++i) {
-    RequestRecord r = Request(i, static_cast<std::int64_t>(i) * 100 * kHostErrorMs, 10 * kHostErrorMs, 2 * kHostErrorMs, 6, 10.0);
+    RequestRecord r =
+        Request(i, static_cast<std::int64_t>(i) * 100 * kHostErrorMs, 10 * kHostErrorMs, 2 * kHostErrorMs, 6, 10.0);
     records.push_back(r);
   }
   for (auto& c : records[1].chunk_ns) c += kHostErrorMs;
