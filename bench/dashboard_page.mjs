@@ -3,9 +3,14 @@
 // (the page's `infermark-first-chart` performance mark, from navigation start) and to every view
 // drawn (head-to-head and history included), over several cold loads. Target: first chart <= 1 s
 // with 5,000 points.
+// With --db, an existing store instead (bench/dashboard_store writes one of 100,000 points): the main
+// view as it opens (the first model and sequence), and with --point the page of the heaviest point
+// with details (its timeline's requests and its telemetry's samples): the time to its
+// `infermark-point-ready` mark (page, timeline and telemetry received and drawn). Targets at 100,000
+// points: main view <= 1 s, point page <= 300 ms.
 //
 // Usage: node bench/dashboard_page.mjs [--binary build/src/cli/infermark] [--points 5000] [--runs 7]
-//        [--screenshot PATH] (the last load's page as a PNG)
+//        [--db STORE] [--point] [--screenshot PATH] (the last load's page as a PNG)
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +26,8 @@ const { values: opt } = parseArgs({ options: {
   points: { type: 'string', default: '5000' },
   runs: { type: 'string', default: '7' },
   screenshot: { type: 'string' },
+  db: { type: 'string' },
+  point: { type: 'boolean', default: false },
 } });
 const total = Number(opt.points);
 const { default: puppeteer } = await import(
@@ -63,31 +70,56 @@ function start(db) {
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'infermark-page-bench-'));
-const db = path.join(work, 'store.db');
+const db = opt.db || path.join(work, 'store.db');
 let t = performance.now();
-for (const run of synthesize(total)) ingestRun(opt.binary, path.join(work, 'records'), db, run);
+if (!opt.db) for (const run of synthesize(total)) ingestRun(opt.binary, path.join(work, 'records'), db, run);
 const ingestS = (performance.now() - t) / 1000;
+t = performance.now();
 const { server, url } = await start(db);
+const startS = (performance.now() - t) / 1000;
+// The point page: the point with details whose timeline and telemetry are the largest (the
+// last run's points, highest concurrency first).
+async function heaviestPoint() {
+  const meta = await (await fetch(`${url}api/v1/meta`)).json();
+  const q = new URLSearchParams({ run: meta.filters.run.at(-1).key });
+  const candidates = (await (await fetch(`${url}api/v1/points?${q}`)).json()).points.sort((a, b) => b.conc - a.conc);
+  for (const p of candidates) {
+    const page = await (await fetch(`${url}api/v1/points/${p.id}`)).json();
+    if (!page.timeline_url || !page.telemetry_url) continue;
+    const tl = await (await fetch(`${url}api/v1/points/${p.id}/timeline`)).json();
+    return { url: `${url}point/${p.id}`, size: `point ${p.id} (${p.series}, conc ${p.conc}): ${tl.requests} requests, ${page.telemetry_gpus} GPUs` };
+  }
+  throw new Error('no point with a timeline and telemetry in the store');
+}
+
 const browser = await puppeteer.launch({ executablePath: process.env.INFERMARK_CHROMIUM || '/usr/bin/chromium',
   headless: true, args: ['--no-sandbox', '--disable-gpu', `--user-data-dir=${path.join(work, 'profile')}`] });
 const rows = [];
+let pointUrl = null;
+let pointSize = '';
 try {
+  if (opt.point) ({ url: pointUrl, size: pointSize } = await heaviestPoint());
   for (let i = 0; i < Number(opt.runs); i++) {
     const context = await browser.createBrowserContext();
     const page = await context.newPage();
     await page.setViewport({ width: 1400, height: 1000 });
     await page.setCacheEnabled(false);
     t = performance.now();
-    await page.goto(url);
+    await page.goto(pointUrl || url);
     await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 60000, polling: 10 });
     const wall = performance.now() - t;
-    rows.push(await page.evaluate((w) => ({
+    rows.push(await page.evaluate((w, isPoint) => (isPoint ? {
+      points: window.infermark.drawn.timelineRows,
+      firstData: null,
+      firstChart: window.infermark.readyMs,
+      idle: w,
+    } : {
       points: window.infermark.chart('intvty').data.datasets.filter((d) => d.type !== 'line')
         .reduce((n, d) => n + d.data.length, 0),
       firstData: window.infermark.firstDataMs,
       firstChart: window.infermark.firstChartMs,
       idle: w,
-    }), wall));
+    }), wall, Boolean(pointUrl)));
     if (opt.screenshot && i + 1 === Number(opt.runs)) await page.screenshot({ path: opt.screenshot, fullPage: true });
     await context.close();
   }
@@ -96,10 +128,18 @@ try {
   server.kill();
   fs.rmSync(work, { recursive: true, force: true });
 }
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`dashboard page, ${total} points in the store (ingested in ${ingestS.toFixed(1)} s), Chromium headless`);
-console.log('load | points drawn | data received (ms) | first chart render (ms) | all views drawn (ms)');
+console.log(opt.db ? `dashboard page on ${opt.db} (snapshot loaded in ${startS.toFixed(1)} s), Chromium headless`
+  : `dashboard page, ${total} points in the store (ingested in ${ingestS.toFixed(1)} s), Chromium headless`);
+if (pointUrl) {
+  console.log(pointSize);
+  console.log('load | requests drawn | – | point ready (ms) | all drawn (ms)');
+} else {
+  console.log('load | points drawn | data received (ms) | first chart render (ms) | all views drawn (ms)');
+}
 console.log('-----|--------------|--------------------|-------------------------|---------------------');
 const cell = (v, w) => (typeof v === 'number' ? v.toFixed(0) : '–').padStart(w);
 rows.forEach((r, i) => console.log(`${String(i + 1).padStart(4)} | ${String(r.points).padStart(12)} | ${cell(r.firstData, 18)} | ${cell(r.firstChart, 23)} | ${cell(r.idle, 20)}`));
-console.log(`median first chart render: ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 1000 ms)`);
+console.log(pointUrl ? `median point page ready: ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 300 ms)`
+  : `median first chart render: ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 1000 ms)`);

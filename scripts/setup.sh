@@ -86,6 +86,8 @@ if [ "$MODE" = tests ]; then
   # GitHub's workflow parser and expression engine: the tests check the shipped workflows with them
   # and run them locally (tools/workflows).
   npm_install "workflow parser" tools/workflows
+  # The API's and the MCP server's contract tests: an OpenAPI validator, ajv, the official MCP client.
+  npm_install "API test packages" tools/api-tests
 else
   npm_install "dashboard chart library" tools/dashboard --omit=dev
 fi

@@ -27,6 +27,7 @@
 #include "loadgen/http_target.hpp"
 #include "loadgen/run_benchmark.hpp"
 #include "metrics/repeat_result.hpp"
+#include "metrics/request_timeline.hpp"
 #include "metrics/result_json.hpp"
 #include "runner/sweep.hpp"
 
@@ -316,6 +317,12 @@ int RunBench(BenchFlags& f) {
     return kExitRunFailed;
   }
   const std::string path = c.save_result || c.save_detailed ? SaveResult(c, result) : std::string();
+  if (!c.timeline_path.empty()) {
+    namespace fs = std::filesystem;
+    if (const fs::path dir = fs::path(c.timeline_path).parent_path(); !dir.empty()) fs::create_directories(dir);
+    WriteFileAtomic(c.timeline_path, metrics::RequestTimelineJsonl(
+                                         result.records, result.result.value("benchmark_start_time_unix", 0.0)));
+  }
   if (telemetry) {
     const PowerFields power = telemetry->Finish(path, f.expected_num_gpus);
     std::fprintf(stderr, "infermark bench: %s\n", power.summary.c_str());
@@ -387,6 +394,9 @@ void AddBenchCommand(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--save-result", c.save_result, "Write the result JSON");
   cmd->add_flag("--save-detailed", c.save_detailed,
                 "Also per-request arrays in the result and one JSON record per request in <result>.requests.jsonl");
+  cmd->add_option("--save-timeline", c.timeline_path,
+                  "Also each request's send, first and last token times and the TTFT/ITL histograms, as JSON Lines "
+                  "in this file (what the dashboard's point page draws)");
   cmd->add_option("--result-dir", c.result_dir, "Folder for the result file");
   cmd->add_option("--result-filename", c.result_filename, "Result file name (default: the reference's pattern)");
   cmd->add_flag("--disable-tqdm", f->disable_tqdm, "No progress line");

@@ -12,12 +12,14 @@
 
 #include "agentic/agentic_bench.hpp"
 #include "agentic/agentic_output.hpp"
+#include "agentic/agentic_timeline.hpp"
 #include "cli/commands.hpp"
 #include "cli/gpu_telemetry.hpp"
 #include "cli/list_flags.hpp"
 #include "cli/signal_watcher.hpp"
 #include "core/diagnostic.hpp"
 #include "core/exit_codes.hpp"
+#include "core/file_io.hpp"
 #include "loadgen/http_target.hpp"
 #include "power/agentic_power.hpp"
 
@@ -29,6 +31,7 @@ struct AgenticFlags {
   std::string result_dir = ".";
   std::string result_filename;
   std::string artifact_dir;
+  std::string timeline;
   std::string cpus;
   double min_duration_s = 900;
   bool gpu_telemetry = false;
@@ -121,6 +124,12 @@ int RunAgentic(AgenticFlags& f) {
   o.concurrency = c.replay.concurrency;
   o.identity = agentic::StandaloneIdentity(o, f.result_filename);
   const agentic::AgenticOutputs outputs = agentic::WriteAgenticOutputs(agentic::ViewOf(bench), o);
+  if (!f.timeline.empty()) {
+    if (const auto dir = std::filesystem::path(f.timeline).parent_path(); !dir.empty()) {
+      std::filesystem::create_directories(dir);
+    }
+    WriteFileAtomic(f.timeline, agentic::AgenticTimelineJsonl(bench));
+  }
   if (bench.traces.calls_over_context > 0) {
     std::fprintf(stderr, "infermark bench agentic: %zu calls over --max-context-length %lld were skipped\n",
                  bench.traces.calls_over_context, static_cast<long long>(c.max_context_length));
@@ -194,6 +203,9 @@ void AddBenchAgenticCommand(CLI::App& app, CommandResult& result) {
   cmd->add_option("--result-filename", f->result_filename,
                   "Aggregate name without .json (default agentic_<model>_conc<N>)");
   cmd->add_option("--output-artifact-dir", f->artifact_dir, "aiperf artifacts (default RESULT_DIR/aiperf_artifacts)");
+  cmd->add_option("--save-timeline", f->timeline,
+                  "Also each profiled call's send, first and last token times, session, input and prefix-cache hit "
+                  "tokens, as JSON Lines in this file (what the dashboard's point page draws)");
   cmd->add_option("--failed-request-threshold", r.failed_request_threshold,
                   "Error ratio that cancels the run (and fails the gate)")
       ->capture_default_str();

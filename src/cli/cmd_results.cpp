@@ -18,6 +18,7 @@
 #include "core/exit_codes.hpp"
 #include "core/file_io.hpp"
 #include "core/host.hpp"
+#include "core/sha256.hpp"
 #include "core/version.hpp"
 #include "eval/task_data.hpp"
 #include "power/agentic_power.hpp"
@@ -36,6 +37,7 @@
 #include "results/process_result.hpp"
 #include "results/repeat_record.hpp"
 #include "results/result_files.hpp"
+#include "runner/attempt_record.hpp"
 #include "store/bundle_ingest.hpp"
 #include "store/ingest.hpp"
 #include "store/ingest_inferencex_app.hpp"
@@ -387,10 +389,12 @@ std::optional<EvalThresholds> LoadThresholds(const std::string& path) {
   return LoadEvalThresholds(file);
 }
 
-// Stores one batch's points (or its run alone, when it has neither points nor evaluations) and
-// evaluations, saying what each write did.
-void StoreBatch(results::ResultStore& store, const results::IngestBatch& batch, const std::string& db) {
-  if (!batch.points.empty() || batch.evaluations.empty()) {
+// Stores one batch's points (or its run alone, when it has neither points nor evaluations nor row
+// attempts to follow), evaluations, and its points' details and evaluations' samples, saying what
+// each write did.
+void StoreBatch(results::ResultStore& store, const results::IngestBatch& batch, const std::string& db,
+                bool attempts_follow = false) {
+  if (!batch.points.empty() || (batch.evaluations.empty() && !attempts_follow)) {
     const results::IngestOutcome outcome = store.Ingest(batch.run, batch.points);
     std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
               << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.points.size()
@@ -401,6 +405,11 @@ void StoreBatch(results::ResultStore& store, const results::IngestBatch& batch, 
     std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
               << outcome.updated << " updated, " << outcome.unchanged << " unchanged (" << batch.evaluations.size()
               << " evaluation(s)) into " << results::DisplayStoreUrl(db) << '\n';
+  }
+  const auto [details, samples] = results::StoreBatchDetails(store, batch);
+  if (details + samples > 0) {
+    std::cout << "run " << batch.run.run_key << ": details of " << details << " point(s), samples of " << samples
+              << " evaluation(s)\n";
   }
 }
 
@@ -516,12 +525,32 @@ int RunIngest(IngestCommand& cmd) {
   run.recipe = cmd.config_key;
   // Every file is read before the store is even opened: a bad file leaves no trace. InferenceX-app
   // rows come as one batch per workflow run, everything else as one batch under `run`.
-  std::vector<results::IngestBatch> batches =
-      results::ReadIngestBatches(cmd.paths, results::ParseIngestFormat(cmd.format), options, run);
+  // A sweep folder's row states: every attempt at its rows, stored with its points' run (a folder of
+  // failed rows alone has attempts and no result file).
+  const std::vector<results::RowAttempt> attempts = runner::AttemptsFromRowStates(cmd.paths);
+  std::vector<results::IngestBatch> batches;
+  try {
+    batches = results::ReadIngestBatches(cmd.paths, results::ParseIngestFormat(cmd.format), options, run);
+  } catch (const InputError& e) {
+    const bool nothing_else = e.diagnostics().size() == 1 && e.diagnostics().front().mark.file.empty();
+    if (attempts.empty() || !nothing_else) throw;
+    batches.push_back(results::IngestBatch{run, {}, {}, {}, {}});
+    if (run.run_key.empty()) {
+      std::string keys;
+      for (const results::RowAttempt& a : attempts) keys += a.AttemptKey() + "\n";
+      batches.back().run.run_key = "ingest-" + Sha256Hex(keys).substr(0, 12);
+    }
+  }
   auto store = results::OpenStoreUrl(cmd.db);
   for (results::IngestBatch& batch : batches) {
     if (batch.run.run_key.empty()) batch.run.run_key = results::DerivedRunKey(batch.points, batch.evaluations);
-    StoreBatch(*store, batch, cmd.db);
+    StoreBatch(*store, batch, cmd.db, !attempts.empty());
+    if (&batch == &batches.front() && !attempts.empty()) {
+      const results::IngestOutcome outcome = store->IngestAttempts(batch.run, attempts);
+      std::cout << "run " << outcome.run_id << " (" << batch.run.run_key << "): " << outcome.added << " added, "
+                << outcome.updated << " updated (" << attempts.size() << " row attempt(s)) into "
+                << results::DisplayStoreUrl(cmd.db) << '\n';
+    }
   }
   return kExitOk;
 }

@@ -1,5 +1,6 @@
 #include "dashboard/api.hpp"
 
+#include "dashboard/api_detail_routes.hpp"
 #include "dashboard/api_routes.hpp"
 #include "dashboard/query.hpp"
 
@@ -29,6 +30,7 @@ ApiReply HandleApi(const Snapshot& snapshot, const ApiSources& sources, std::str
     if (path == "/api/v1/compare") return routes::Compare(snapshot, sources, query);
     if (path == "/api/v1/prices") return routes::Prices(sources, query);
     if (path == "/api/v1/evaluations") return routes::Evaluations(snapshot, query);
+    if (std::optional<ApiReply> reply = HandleDetailApi(snapshot, sources, path, query)) return *reply;
     return ErrorReply(404, "", "no API route " + std::string(path));
   } catch (const QueryError& e) {
     return ErrorReply(400, e.field(), e.what());

@@ -31,6 +31,9 @@ struct ApiSources {
   std::function<std::vector<results::Point>(std::int64_t run_id)> run_points;
   /// The dated price table as JSON (`{"prices":[…]}` for /prices); empty: no table.
   std::function<Json()> prices;
+  /// Runs a read on the store itself, for what the snapshot does not hold (a point's raw result and
+  /// details, an attempt's logs, an evaluation's samples); empty: those routes answer 404.
+  std::function<void(const std::function<void(results::ResultStore& store)>& read)> with_store;
 };
 
 /// Answers `GET path?query` for an API route (`/api/v1/...`): 200 with the route's JSON (or CSV),

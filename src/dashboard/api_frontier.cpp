@@ -163,18 +163,21 @@ ApiReply Frontier(const Snapshot& snapshot, const Query& query) {
   query.RequireKnown(Allowed({"x", "y"}));
   const PointFilter filter = PointFilter::Parse(query, snapshot);
   const std::string x = query.Single("x").value_or("interactivity");
-  if (x != "interactivity" && x != "e2el_s") throw QueryError("x", "'" + x + "' is not interactivity or e2el_s");
+  const std::vector<std::string>& axes = FrontierAxes();
+  if (std::find(axes.begin(), axes.end(), x) == axes.end()) {
+    throw QueryError("x", "'" + x + "' is not interactivity, e2el_s or ttft_ms (each also as p90_… or p99_…)");
+  }
   const YMetric y = ParseY(query);
-  const results::XGoal goal = x == "interactivity" ? results::XGoal::kMaximize : results::XGoal::kMinimize;
+  const results::XGoal goal = AxisHigherIsBetter(x) ? results::XGoal::kMaximize : results::XGoal::kMinimize;
   Json series = Json::array();
   for (const auto& [name, points] : BySeries(snapshot, filter)) {
     std::vector<results::ChartPoint> chart;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const std::optional<double> v = YOf(*points[i], y);
-      const double px = x == "interactivity" ? points[i]->interactivity : points[i]->e2el_s;
-      if (!v || !std::isfinite(*v) || !std::isfinite(px)) continue;
+      const std::optional<double> px = AxisValue(*points[i], x);
+      if (!v || !std::isfinite(*v) || !px || !std::isfinite(*px)) continue;
       // ParetoFront keeps the higher y: a lower-is-better metric is flipped in and out.
-      chart.push_back({px, y.higher_is_better ? *v : -*v, i});
+      chart.push_back({*px, y.higher_is_better ? *v : -*v, i});
     }
     if (chart.empty()) continue;
     // The band: the repeats' own frontiers read at each frontier point (their median's interval).

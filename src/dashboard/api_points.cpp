@@ -15,12 +15,6 @@ namespace {
 
 const std::set<std::string, std::less<>> kTokenOnly = {"token"};
 
-Json Sorted(const std::set<std::string>& values) {
-  Json list = Json::array();
-  for (const std::string& v : values) list.push_back(v);
-  return list;
-}
-
 Json Axis(const char* key, const char* label, const char* unit) {
   return {{"key", key}, {"label", label}, {"unit", unit}};
 }
@@ -60,15 +54,7 @@ std::string Joined(const std::vector<std::string>& reasons) {
 
 ApiReply Meta(const Snapshot& snapshot, const Query& query) {
   query.RequireKnown(kTokenOnly);
-  std::set<std::string> model, hardware, framework, precision, sequence, kind;
-  for (const DashboardPoint& p : snapshot.points) {
-    model.insert(p.model);
-    hardware.insert(p.hardware);
-    framework.insert(p.framework);
-    precision.insert(p.precision);
-    sequence.insert(p.sequence);
-    kind.insert(p.predicted ? "predicted" : "measured");
-  }
+  const Snapshot::FilterValues& values = snapshot.filter_values;
   Json runs = Json::array();
   for (const RunRow& r : snapshot.runs) {
     runs.push_back({{"id", r.id}, {"key", r.key}, {"label", r.label}, {"created_at", r.created_at}});
@@ -81,12 +67,12 @@ ApiReply Meta(const Snapshot& snapshot, const Query& query) {
                    {"runs", snapshot.runs.size()},
                    {"points", snapshot.points.size()},
                    {"evaluations", snapshot.evaluations.size()}};
-  body["filters"] = {{"model", Sorted(model)},
-                     {"hardware", Sorted(hardware)},
-                     {"framework", Sorted(framework)},
-                     {"precision", Sorted(precision)},
-                     {"sequence", Sorted(sequence)},
-                     {"kind", Sorted(kind)},
+  body["filters"] = {{"model", values.model},
+                     {"hardware", values.hardware},
+                     {"framework", values.framework},
+                     {"precision", values.precision},
+                     {"sequence", values.sequence},
+                     {"kind", values.kind},
                      {"run", runs}};
   body["axes"] = {{"x", Json::array({Axis("interactivity", "Interactivity", "tok/s/user"),
                                      Axis("e2el_s", "End-to-end latency", "s")})},

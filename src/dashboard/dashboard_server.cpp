@@ -10,21 +10,13 @@
 #include "core/diagnostic.hpp"
 #include "dashboard/api.hpp"
 #include "dashboard/assets.hpp"
+#include "dashboard/pages.hpp"
 #include "dashboard/query.hpp"
-#include "dashboard/store_location.hpp"
+#include "dashboard/snapshot_source.hpp"
 #include "http/server.hpp"
-#include "report/price_table.hpp"
 
 namespace infermark::dashboard {
 namespace {
-
-using Signature = std::vector<std::tuple<std::int64_t, int, int>>;
-
-Signature SignatureOf(const std::vector<results::RunSummary>& runs) {
-  Signature s;
-  for (const results::RunSummary& r : runs) s.emplace_back(r.id, r.points, r.predicted_points);
-  return s;
-}
 
 bool StartsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
@@ -39,19 +31,6 @@ bool SameSecret(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-Json PricesJson(const results::PriceTable& table) {
-  Json prices = Json::array();
-  for (const results::GpuPrice& p : table.entries()) {
-    prices.push_back({{"gpu", p.gpu},
-                      {"tier", p.tier},
-                      {"usd_per_gpu_hour", p.usd_per_gpu_hour},
-                      {"date", p.date},
-                      {"source", p.source},
-                      {"url", p.url}});
-  }
-  return Json{{"default_tier", results::kDefaultPriceTier}, {"prices", prices}};
-}
-
 }  // namespace
 
 bool IsLoopback(const std::string& address) {
@@ -60,40 +39,12 @@ bool IsLoopback(const std::string& address) {
 
 struct DashboardServer::Impl {
   DashboardOptions options;
-  OpenedStore opened;
-  std::mutex store_mutex;  // the store's connection is used by one thread at a time
-  results::PriceTable prices;
-  bool has_prices = false;
-  mutable std::mutex snapshot_mutex;
-  std::shared_ptr<const Snapshot> current;
-  Signature signature;
+  std::unique_ptr<SnapshotSource> source;
   std::unique_ptr<http::Server> server;
   std::thread poller;
   std::mutex poll_mutex;
   std::condition_variable poll_wake;
   bool stopping = false;
-
-  PriceLookup Lookup() const {
-    if (!has_prices) return {};
-    return [this](const std::string& hardware, const std::string& date) -> std::optional<double> {
-      const results::GpuPrice* p = prices.Find(hardware, date);
-      if (!p) return std::nullopt;
-      return p->usd_per_gpu_hour;
-    };
-  }
-
-  // Loads a fresh snapshot; the caller holds store_mutex.
-  void Load() {
-    signature = SignatureOf(opened.store->ListRuns());
-    auto fresh = std::make_shared<const Snapshot>(LoadSnapshot(*opened.store, opened.kind, Lookup()));
-    const std::lock_guard<std::mutex> lock(snapshot_mutex);
-    current = std::move(fresh);
-  }
-
-  std::shared_ptr<const Snapshot> Current() const {
-    const std::lock_guard<std::mutex> lock(snapshot_mutex);
-    return current;
-  }
 
   bool Authorized(const http::Request& request) const {
     if (options.token.empty()) return true;
@@ -124,6 +75,16 @@ struct DashboardServer::Impl {
       const Asset page = IndexPage();
       response.content_type = std::string(page.content_type);
       response.body = std::string(page.body);
+    } else if (const std::optional<Asset> page = PageAsset(path)) {
+      // A point's page, the reliability view and an attempt's page: the page reads its id from the address.
+      response.content_type = std::string(page->content_type);
+      response.body = std::string(page->body);
+    } else if (path == "/api/openapi.json") {
+      // The API's description holds no data: like the page, it needs no token.
+      const ApiReply r = OpenApiReply();
+      response.status = r.status;
+      response.content_type = r.content_type;
+      response.body = r.body;
     } else if (StartsWith(path, "/assets/")) {
       if (const std::optional<Asset> asset = FindAsset(path.substr(8))) {
         response.content_type = std::string(asset->content_type);
@@ -139,13 +100,7 @@ struct DashboardServer::Impl {
         r = ErrorReply(401, "token", "a token is required: Authorization: Bearer TOKEN, or token=TOKEN");
         response.headers.push_back({"WWW-Authenticate", "Bearer"});
       } else {
-        ApiSources sources;
-        sources.run_points = [this](std::int64_t run_id) {
-          const std::lock_guard<std::mutex> lock(store_mutex);
-          return opened.store->Points(run_id);
-        };
-        if (has_prices) sources.prices = [this] { return PricesJson(prices); };
-        r = HandleApi(*Current(), sources, path, request.Query());
+        r = HandleApi(*source->Current(), source->Sources(), path, request.Query());
       }
       response.status = r.status;
       response.content_type = r.content_type;
@@ -163,19 +118,12 @@ struct DashboardServer::Impl {
     while (!poll_wake.wait_for(lock, options.poll, [this] { return stopping; })) {
       lock.unlock();
       try {
-        Reload();
+        source->ReloadIfChanged();
       } catch (const std::exception& e) {
         std::cerr << "infermark dashboard: reload failed: " << e.what() << '\n';
       }
       lock.lock();
     }
-  }
-
-  bool Reload() {
-    const std::lock_guard<std::mutex> lock(store_mutex);
-    if (SignatureOf(opened.store->ListRuns()) == signature) return false;
-    Load();
-    return true;
   }
 };
 
@@ -185,13 +133,7 @@ DashboardServer::DashboardServer(DashboardOptions options) : impl_(std::make_uni
         Diagnostic{{}, "", "--bind", "binding " + options.bind + " reaches beyond this host: give --token TOKEN too"});
   }
   impl_->options = std::move(options);
-  if (!impl_->options.price_dir.empty()) {
-    impl_->prices = results::LoadPriceDirectory(impl_->options.price_dir);
-    impl_->has_prices = true;
-  }
-  impl_->opened = OpenDashboardStore(impl_->options.db);
-  const std::lock_guard<std::mutex> lock(impl_->store_mutex);
-  impl_->Load();
+  impl_->source = std::make_unique<SnapshotSource>(impl_->options.db, impl_->options.price_dir);
 }
 
 DashboardServer::~DashboardServer() {
@@ -232,11 +174,11 @@ std::string DashboardServer::Url() const {
 }
 
 std::shared_ptr<const Snapshot> DashboardServer::snapshot() const {
-  return impl_->Current();
+  return impl_->source->Current();
 }
 
 bool DashboardServer::ReloadIfChanged() {
-  return impl_->Reload();
+  return impl_->source->ReloadIfChanged();
 }
 
 }  // namespace infermark::dashboard

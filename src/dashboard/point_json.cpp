@@ -86,6 +86,7 @@ Json PointJson(const DashboardPoint& p) {
   j["e2el_s"] = p.e2el_s;
   j["ttft_ms"] = p.ttft_ms;
   j["tpot_ms"] = p.tpot_ms;
+  AddLatencyFigures(j, p.latency);
   j["w_per_gpu"] = Optional(p.w_per_gpu);
   j["j_per_token"] = Optional(p.j_per_token);
   j["cost_per_m_tokens"] = Optional(p.cost_per_m_tokens);

@@ -1,6 +1,10 @@
 #include "dashboard/snapshot.hpp"
 
+#include <algorithm>
+#include <array>
 #include <map>
+#include <string_view>
+#include <unordered_set>
 
 #include "core/parallel_chunks.hpp"
 #include "dashboard/point_json.hpp"
@@ -41,6 +45,15 @@ const RunRow* Snapshot::FindRun(const std::string& ref) const {
     if (run.key == ref || std::to_string(run.id) == ref) return &run;
   }
   return nullptr;
+}
+
+const DashboardPoint* Snapshot::FindPoint(std::int64_t id) const {
+  if (point_index.size() == points.size()) {
+    const auto it = point_index.find(id);
+    return it == point_index.end() ? nullptr : &points[it->second];
+  }
+  const auto it = std::find_if(points.begin(), points.end(), [&](const DashboardPoint& p) { return p.id == id; });
+  return it == points.end() ? nullptr : &*it;
 }
 
 std::string SequenceLabel(long long isl, long long osl) {
@@ -159,6 +172,7 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
   const results::Provenance& v = point.provenance;
   d.provenance = {v.image,      v.engine_flags,    v.host,     v.infermark_version,
                   v.time_scale, point.ingested_at, run.source, point.receipt_id};
+  d.latency = LatencyFiguresOf(point);
   return d;
 }
 
@@ -216,6 +230,25 @@ Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind
     evaluation_at[snapshot.evaluations[i].evaluation.id] = i;
   for (const DashboardPoint& p : snapshot.points) {
     for (std::int64_t id : p.evaluation_ids) snapshot.evaluations[evaluation_at.at(id)].point_ids.push_back(p.id);
+  }
+  LoadAttempts(snapshot, store, points);
+  snapshot.point_index.reserve(snapshot.points.size());
+  for (std::size_t i = 0; i < snapshot.points.size(); ++i) snapshot.point_index.emplace(snapshot.points[i].id, i);
+  // Distinct values by hashing, sorted once: /meta would otherwise walk every point per request.
+  std::array<std::unordered_set<std::string_view>, 6> seen;
+  for (const DashboardPoint& p : snapshot.points) {
+    seen[0].insert(p.model);
+    seen[1].insert(p.hardware);
+    seen[2].insert(p.framework);
+    seen[3].insert(p.precision);
+    seen[4].insert(p.sequence);
+    seen[5].insert(p.predicted ? "predicted" : "measured");
+  }
+  Snapshot::FilterValues& v = snapshot.filter_values;
+  std::vector<std::string>* lists[] = {&v.model, &v.hardware, &v.framework, &v.precision, &v.sequence, &v.kind};
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    lists[i]->assign(seen[i].begin(), seen[i].end());
+    std::sort(lists[i]->begin(), lists[i]->end());
   }
   return snapshot;
 }

@@ -8,8 +8,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "dashboard/latency_axes.hpp"
 #include "results/host_error_summary.hpp"
 #include "results/prediction_band_fields.hpp"
 #include "store/result_store.hpp"
@@ -107,7 +109,8 @@ struct DashboardPoint {
   PointBands band;                            ///< Its model-error bands (predicted points).
   /// Store ids of the accuracy evaluations of its configuration (results::SameConfiguration).
   std::vector<std::int64_t> evaluation_ids;
-  std::string json;  ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.
+  LatencyFigures latency;  ///< TTFT, TPOT, ITL, E2EL and interactivity at median, p90 and p99.
+  std::string json;        ///< The point as the API writes it (PointJsonText), filled by LoadSnapshot.
 };
 
 /// An accuracy evaluation as the API serves it.
@@ -115,6 +118,13 @@ struct DashboardEvaluation {
   results::Evaluation evaluation;       ///< As stored (raw_json left empty).
   std::string run_label;                ///< Its run's label.
   std::vector<std::int64_t> point_ids;  ///< The points of its configuration (in any run).
+};
+
+/// A row attempt as the reliability view and the point page serve it.
+struct DashboardAttempt {
+  results::RowAttempt attempt;           ///< As stored (without its result and logs' tails).
+  std::string run_label;                 ///< Its run's label.
+  std::optional<std::int64_t> point_id;  ///< The point its row stored in its run, when there is one.
 };
 
 /// A run as the API lists it.
@@ -140,9 +150,17 @@ struct Snapshot {
   std::vector<RunRow> runs;                      ///< Every run, oldest first.
   std::vector<DashboardPoint> points;            ///< Every point, by run then natural key.
   std::vector<DashboardEvaluation> evaluations;  ///< Every evaluation, by run then configuration.
+  std::vector<DashboardAttempt> attempts;        ///< Every row attempt, by start time.
+  /// The distinct values of the points' filter fields, sorted (what /meta lists), found once at load.
+  struct FilterValues {
+    std::vector<std::string> model, hardware, framework, precision, sequence, kind;  ///< Each field's values.
+  } filter_values;
+  std::unordered_map<std::int64_t, std::size_t> point_index;  ///< Each point's place in `points`, by id.
 
   /// The run `ref` names (its id or its key), or nullptr.
   [[nodiscard]] const RunRow* FindRun(const std::string& ref) const;
+  /// The point with id `id`, or nullptr (through `point_index` when it is filled).
+  [[nodiscard]] const DashboardPoint* FindPoint(std::int64_t id) const;
 };
 
 /// The `sequence` label of a fixed-length point: lengths that are whole multiples of 1024 as `Nk`
@@ -157,5 +175,10 @@ DashboardPoint DerivePoint(const results::Point& point, const RunRow& run, const
 /// thread budget (core/parallel_chunks.hpp), linking each point and the evaluations of its
 /// configuration both ways, and writing each point's JSON text once.
 Snapshot LoadSnapshot(results::ResultStore& store, const std::string& store_kind, const PriceLookup& prices);
+
+/// Reads every row attempt of `store` into `snapshot` (whose runs and points are loaded), each
+/// linked to the point its row stored in its run: the point of `points` (as read from the store,
+/// in snapshot order) whose result file has the attempt's stem.
+void LoadAttempts(Snapshot& snapshot, results::ResultStore& store, const std::vector<results::Point>& points);
 
 }  // namespace infermark::dashboard

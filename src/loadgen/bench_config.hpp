@@ -47,7 +47,10 @@ struct BenchConfig {
   bool save_result = false;                                                    ///< --save-result.
   std::string result_dir{};                                                    ///< --result-dir.
   std::string result_filename{};                                               ///< --result-filename.
-  bool save_detailed = false;                ///< --save-detailed: per-request arrays and a JSONL of records.
+  bool save_detailed = false;  ///< --save-detailed: per-request arrays and a JSONL of records.
+  /// --save-timeline PATH: the requests' compact timeline and latency histograms
+  /// (metrics/request_timeline.hpp), what the dashboard's point page draws; empty: none.
+  std::string timeline_path{};
   std::vector<std::string> ignored_flags{};  ///< Flags accepted but without effect here (listed in the result).
   // --- infermark's own ---
   std::size_t threads = 1;             ///< --threads: event loops.

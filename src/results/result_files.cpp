@@ -378,6 +378,8 @@ std::vector<std::string> ExpandResultPaths(const std::vector<std::string>& paths
         if (InsideEvalFolder(it->path(), path)) continue;
         if (IsAgenticArtifact(it->path())) continue;
         if (name.size() > 9 && name.compare(name.size() - 9, 9, ".row.json") == 0) continue;  // sweep's row record
+        // An attempt the host spoiled, kept in its row's log folder: the row's point is the last attempt's.
+        if (name.rfind("attempt-", 0) == 0 && it->path().parent_path().parent_path().filename() == "logs") continue;
         if (name.rfind("agg_", 0) == 0 && fs::is_regular_file(it->path().parent_path() / name.substr(4), ec)) continue;
         // A repeat's file (or a spoiled attempt's) is read with the combined result it belongs to.
         if (const auto owner = metrics::RepeatOwnerName(name);

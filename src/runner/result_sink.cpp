@@ -68,8 +68,30 @@ StoreResult MakeStoreHook(const SweepRunInfo& info) {
         point.provenance.engine_flags += (point.provenance.engine_flags.empty() ? "" : " ") + a;
     }
     (*store)->Ingest(run, {point});
+    // Details are the point page's, not the point: one that cannot be read leaves the point stored.
+    StoreRowDetails(**store, run, plan.result_path, point.key.Canonical());
     return {};
   };
+}
+
+AttemptSink MakeAttemptSink(const SweepRunInfo& info) {
+  auto store = std::make_shared<std::unique_ptr<results::ResultStore>>();
+  const results::RunInfo run = RunInfoOf(info);
+  return [store, run, info](const results::RowAttempt& attempt) -> std::string {
+    if (!*store) *store = results::OpenStoreUrl(info.database);
+    (*store)->IngestAttempts(run, {attempt});
+    return {};
+  };
+}
+
+std::string StoreRowDetails(results::ResultStore& store, const results::RunInfo& run, const std::string& result_path,
+                            const std::string& point_key) {
+  std::vector<std::string> problems;
+  const results::PointDetails details = results::ReadPointDetails(result_path, &problems);
+  if (!details.Empty()) store.StorePointDetails(run, point_key, details);
+  std::string why;
+  for (const std::string& p : problems) why += (why.empty() ? "" : "; ") + p;
+  return why;
 }
 
 int WriteSweepReport(const SweepRunInfo& info, const std::string& out_path) {

@@ -28,6 +28,16 @@ std::string SweepRunKey(const std::string& kind, const std::string& recipe, cons
 /// opened on first use and kept open for the sweep.
 StoreResult MakeStoreHook(const SweepRunInfo& info);
 
+/// An AttemptSink that stores each attempt at a row under the sweep's run (the store is opened on
+/// first use and kept open for the sweep).
+AttemptSink MakeAttemptSink(const SweepRunInfo& info);
+
+/// Stores the details the row of `result_path` left (request timeline, logs' tails, GPU telemetry
+/// samples; results/point_details.hpp) for point `point_key` of `run`. Parts that cannot be read
+/// are left out; returns their messages ("" when none).
+std::string StoreRowDetails(results::ResultStore& store, const results::RunInfo& run, const std::string& result_path,
+                            const std::string& point_key);
+
 /// Writes the HTML report of the run `info` names to `out_path`; returns the points drawn.
 int WriteSweepReport(const SweepRunInfo& info, const std::string& out_path);
 

@@ -35,7 +35,7 @@ agentic::AgenticBenchConfig RowAgenticConfig(const matrix::MatrixRow& row, const
 
 std::vector<std::string> BenchAgenticArgv(const std::string& infermark, const agentic::AgenticBenchConfig& c,
                                           const std::string& result_dir, const std::string& result_filename,
-                                          const std::string& artifact_dir) {
+                                          const std::string& artifact_dir, const std::string& timeline) {
   auto number = [](double v) { return DumpJson(Json(v)); };
   const agentic::ReplayOptions& r = c.replay;
   std::vector<std::string> argv = {infermark,
@@ -78,6 +78,10 @@ std::vector<std::string> BenchAgenticArgv(const std::string& infermark, const ag
     argv.push_back(std::to_string(c.max_context_length));
   }
   if (c.unsafe_override) argv.push_back("--unsafe-override");
+  if (!timeline.empty()) {
+    argv.push_back("--save-timeline");
+    argv.push_back(timeline);
+  }
   return argv;
 }
 

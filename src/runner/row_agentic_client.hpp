@@ -24,9 +24,9 @@ agentic::AgenticBenchConfig RowAgenticConfig(const matrix::MatrixRow& row, const
                                              double duration_s);
 
 /// The `bench agentic` command line that runs `config`, writing `<result_dir>/<result_filename>.json`
-/// and aiperf's artifacts into `artifact_dir`.
+/// and aiperf's artifacts into `artifact_dir`; with `timeline`, the calls' timeline there too.
 std::vector<std::string> BenchAgenticArgv(const std::string& infermark, const agentic::AgenticBenchConfig& config,
                                           const std::string& result_dir, const std::string& result_filename,
-                                          const std::string& artifact_dir);
+                                          const std::string& artifact_dir, const std::string& timeline = "");
 
 }  // namespace infermark::runner

@@ -91,6 +91,10 @@ std::vector<std::string> BenchServeArgv(const std::string& infermark, const load
     argv.push_back("--tokenizer");
     argv.push_back(c.tokenizer);
   }
+  if (!c.timeline_path.empty()) {
+    argv.push_back("--save-timeline");
+    argv.push_back(c.timeline_path);
+  }
   if (c.limits.max_host_error_fraction != metrics::VerdictLimits{}.max_host_error_fraction) {
     argv.push_back("--max-host-error-percent");
     argv.push_back(number(c.limits.max_host_error_fraction * 100.0));

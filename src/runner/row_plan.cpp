@@ -12,6 +12,7 @@
 #include "core/diagnostic.hpp"
 #include "gpu/nvml.hpp"
 #include "matrix/result_filename.hpp"
+#include "results/point_details.hpp"
 #include "runner/cpu_split.hpp"
 #include "runner/row_agentic_client.hpp"
 #include "runner/row_client.hpp"
@@ -114,6 +115,8 @@ void PlanMultiNode(RowPlan& plan, const matrix::MatrixRow& row, const SiteConfig
       p.client_config = RowClientConfig(one, "http://127.0.0.1:" + std::to_string(plan.port), ppc, wpc, plan.result_dir,
                                         p.result_filename, tokenizer);
       ApplyClientOptions(*p.client_config, options);
+      p.client_config->timeline_path =
+          (fs::path(plan.log_dir) / ("requests_conc" + std::to_string(conc) + ".timeline.jsonl")).string();
       SpawnSpec client;
       client.argv = BenchServeArgv(options.infermark.empty() ? SelfExecutable() : options.infermark, *p.client_config);
       client.log_path = (fs::path(plan.log_dir) / ("client_conc" + std::to_string(conc) + ".log")).string();
@@ -410,7 +413,8 @@ RowPlan PlanRowIn(const matrix::MatrixRow& row, const SiteConfig& site, const Pl
         options.agentic_duration_s.value_or(site.defaults.agentic_duration_s));
     SpawnSpec client;
     client.argv = BenchAgenticArgv(infermark, *plan.agentic_config, plan.result_dir, plan.result_filename,
-                                   (fs::path(plan.log_dir) / "aiperf_artifacts").string());
+                                   (fs::path(plan.log_dir) / "aiperf_artifacts").string(),
+                                   (fs::path(plan.log_dir) / results::kRequestTimelineFile).string());
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();
     client.cwd = plan.result_dir;
     client.env = plan.env;  // the aggregate's identity (hw, conc, offload…) comes from the row's contract
@@ -424,6 +428,7 @@ RowPlan PlanRowIn(const matrix::MatrixRow& row, const SiteConfig& site, const Pl
     // tokenizing their text again is host work no modelled GPU waits for (and at 8k tokens or
     // dozens of prompts at once it outlasts a modelled prefill at a time scale of 10).
     if (target.kind == TargetKind::kEngine) plan.client_config->send_token_ids = true;
+    plan.client_config->timeline_path = (fs::path(plan.log_dir) / results::kRequestTimelineFile).string();
     SpawnSpec client;
     client.argv = BenchServeArgv(infermark, *plan.client_config);
     client.log_path = (fs::path(plan.log_dir) / "client.log").string();

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "results/row_attempt.hpp"
 #include "runner/log_warnings.hpp"
 #include "runner/row_plan.hpp"
 
@@ -38,6 +39,8 @@ struct RowOutcome {
   /// Attempts run again because the host, not the target, made them INVALID (SweepSettings::
   /// host_retries), oldest first: each one's reason and where its result file was kept.
   std::vector<std::string> earlier_attempts;
+  /// This sweep's attempts at the row, oldest first, as its row state lists them (runner/attempt_record.hpp).
+  std::vector<results::RowAttempt> attempts;
 };
 
 /// Applies the evals' verdict to a row that has its result: a failed or INVALID eval turns done

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/clock.hpp"
 #include "core/file_io.hpp"
 #include "core/subprocess.hpp"
 #include "runner/readiness.hpp"
@@ -40,6 +41,7 @@ struct Job {
   std::string id;
   std::string state;
   bool ended = false;
+  std::string submitted_at;  // when sbatch took it (the attempt's start, queueing included)
 };
 
 std::string JobState(const SlurmSettings& s, const std::string& id) {
@@ -159,6 +161,9 @@ SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const Sit
       for (const std::size_t i : due[owner]) {
         outcomes[i].status = RowStatus::kFailed;
         outcomes[i].reason = "sbatch failed: " + r.err.substr(0, r.err.find('\n'));
+        outcomes[i].attempts.push_back(
+            RecordAttempt(settings.attempts, settings.progress, rows[i], plans[i],
+                          {.started_at = IsoUtcNow(), .status = RowStatus::kFailed, .reason = outcomes[i].reason}));
         WriteRowState(plans[i], rows[i], outcomes[i]);
       }
       continue;
@@ -166,6 +171,7 @@ SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const Sit
     Job job;
     job.owner = owner;
     job.rows = due[owner];
+    job.submitted_at = IsoUtcNow();
     job.id = r.out.substr(0, r.out.find_first_of(";\n"));
     jobs.push_back(job);
     if (settings.progress != nullptr) {
@@ -220,6 +226,10 @@ SweepSummary RunSlurmSweep(const std::vector<matrix::MatrixRow>& rows, const Sit
         out.reason = "slurm job " + j.id + " ended " + (j.state.empty() ? "?" : j.state) + " without a row state";
         const std::string tail = LogTail(slurm_log, 3);
         if (!tail.empty()) out.reason += "; job output ends: " + tail;
+        // The job never recorded its attempt: the submitter does, with the job's output as its log.
+        const AttemptEnd end{
+            .started_at = j.submitted_at, .status = out.status, .reason = out.reason, .client_log = slurm_log};
+        out.attempts.push_back(RecordAttempt(settings.attempts, settings.progress, rows[row], plan, end));
         WriteRowState(plan, rows[row], out);
       }
     }

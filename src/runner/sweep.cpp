@@ -87,6 +87,7 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
     std::error_code ec;
     fs::remove_all(plan.eval->dir, ec);
   }
+  const std::string started_at = IsoUtcNow();
   out = RunMultiNodeRow(row, plan, settings.limits, settings.store, settings.resume);
   if (plan.eval) {
     // The launcher ran EVAL_CONC in turn on its one deployment (or the built-in engine cannot).
@@ -99,7 +100,6 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
     ApplyEvalVerdict(out.row);
     StoreMultiNodeEvals(row, plan, settings, out.row);
   }
-  WriteRowState(plan, row, out.row);
   bool any_point = false;
   for (const auto& p : out.points) any_point = any_point || p.outcome.reason != out.row.reason;
   if (!any_point || (plan.eval && plan.eval->only)) {
@@ -111,6 +111,20 @@ void RunMultiNode(const matrix::MatrixRow& row, const RowPlan& plan, const Sweep
     last.evals = out.row.evals;
     ApplyEvalVerdict(last);
   }
+  // One attempt per point, each under its own stem; the row as a whole when no point ran.
+  for (const auto& p : out.points) {
+    AttemptEnd end{.started_at = started_at,
+                   .seconds = p.outcome.seconds,
+                   .status = p.outcome.status,
+                   .reason = p.outcome.reason,
+                   .ready_s = out.row.ready_s,
+                   .result_filename = p.result_filename};
+    for (const auto& planned : plan.multinode->points) {
+      if (planned.result_filename == p.result_filename) end.conc = planned.conc;
+    }
+    out.row.attempts.push_back(RecordAttempt(settings.attempts, settings.progress, row, plan, end));
+  }
+  WriteRowState(plan, row, out.row);
   if (settings.progress != nullptr) {
     std::string label = plan.result_filename + ": " + std::to_string(out.points.size()) + " point(s)";
     if (!out.row.reason.empty() && out.row.status != RowStatus::kDone) label += ": " + out.row.reason;
@@ -196,6 +210,11 @@ void WriteRowState(const RowPlan& plan, const matrix::MatrixRow& row, const RowO
   }
   state["warnings"] = warnings;
   if (!outcome.earlier_attempts.empty()) state["earlier_attempts"] = outcome.earlier_attempts;
+  if (!outcome.attempts.empty()) {
+    Json attempts = Json::array();
+    for (const results::RowAttempt& a : outcome.attempts) attempts.push_back(AttemptStateJson(a));
+    state["attempts"] = attempts;
+  }
   if (plan.eval) {
     Json evals = Json::array();
     for (const auto& e : outcome.evals) evals.push_back(eval::EvalStatusJson(e));
@@ -243,6 +262,8 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
     if (settings.resume && RowComplete(plan)) {
       RowOutcome skipped;
       skipped.status = RowStatus::kSkipped;
+      RecordAttempt(settings.attempts, settings.progress, rows[i], plan,
+                    {.started_at = IsoUtcNow(), .status = RowStatus::kSkipped});
       if (settings.progress != nullptr) progress.Finish(index, plan.result_filename, "skipped", 0, false);
       summary.Add(plan.result_filename, std::move(skipped));
       continue;
@@ -253,6 +274,9 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
       continue;
     }
     RowOutcome outcome;
+    std::vector<results::RowAttempt> attempts;
+    double spent_s = 0;  // the wall time of the attempts before the last
+    std::string started_at = IsoUtcNow();
     // An eval row's result is not adopted: its eval needs the server the point ran against
     // (unless another row's batch runs its eval).
     const bool evaluates = plan.eval && plan.eval->RunsHere();
@@ -267,6 +291,22 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
                             StopRequested() == 0 && InvalidForTheHostAlone(plan.result_path);
            ++attempt) {
         const std::string kept = KeepAttempt(plan, attempt);
+        attempts.push_back(RecordAttempt(
+            settings.attempts, settings.progress, rows[i], plan,
+            {.attempt = attempt,
+             .started_at = started_at,
+             .seconds = outcome.seconds - spent_s,
+             .status = outcome.status,
+             .reason = outcome.reason,
+             .ready_s = outcome.ready_s,
+             .retried = true,
+             .result_path = kept,
+             .client_log =
+                 plan.client
+                     ? (fs::path(plan.log_dir) / ("attempt-" + std::to_string(attempt) + ".client.log")).string()
+                     : ""}));
+        spent_s = outcome.seconds;
+        started_at = IsoUtcNow();
         if (settings.progress != nullptr)
           progress.Retry(index, plan.result_filename + ": " + outcome.reason, attempt, outcome.seconds);
         RowOutcome again = run(plan, settings.limits);
@@ -292,6 +332,16 @@ SweepSummary RunSweep(const std::vector<matrix::MatrixRow>& rows, const SiteConf
         outcome.reason = "storing the result failed: " + why + (outcome.reason.empty() ? "" : "; " + outcome.reason);
       }
     }
+    attempts.push_back(RecordAttempt(settings.attempts, settings.progress, rows[i], plan,
+                                     {.attempt = static_cast<int>(attempts.size()) + 1,
+                                      .started_at = started_at,
+                                      .seconds = outcome.seconds - spent_s,
+                                      .status = outcome.status,
+                                      .reason = outcome.reason,
+                                      .ready_s = outcome.ready_s,
+                                      .result_path = plan.result_path,
+                                      .client_log = plan.client ? plan.client->log_path : ""}));
+    outcome.attempts = std::move(attempts);
     WriteRowState(plan, rows[i], outcome);
     if (settings.progress != nullptr) {
       std::string label = plan.result_filename;

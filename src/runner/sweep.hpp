@@ -11,6 +11,7 @@
 
 #include "core/json_text.hpp"
 #include "matrix/matrix_row.hpp"
+#include "runner/attempt_record.hpp"
 #include "runner/row_plan.hpp"
 #include "runner/row_runner.hpp"
 #include "runner/site_config.hpp"
@@ -37,6 +38,8 @@ struct SweepSettings {
   /// figure beyond the tolerance (every reason is a host error): a measurement the host spoiled is
   /// repeated, never judged more leniently. 0: never.
   int host_retries = 0;
+  /// Where each attempt at a row goes as it ends (runner/attempt_record.hpp); empty: row states only.
+  AttemptSink attempts;
 };
 
 /// Whether the result file at `path` is INVALID for reasons of the host alone (see

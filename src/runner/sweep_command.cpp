@@ -178,7 +178,10 @@ SweepCommandSummary RunSweepCommand(const SweepCommandOptions& o) {
   out.result_dir = ResultDir(o, site);
   out.store = RunInfoFor(o, site, out.result_dir);
   out.stored = !o.no_store;
-  if (!o.no_store) settings.store = MakeStoreHook(out.store);
+  if (!o.no_store) {
+    settings.store = MakeStoreHook(out.store);
+    settings.attempts = MakeAttemptSink(out.store);
+  }
   if (o.dry_run) {
     out.dry_run = PlanRows(rows, site, plan);
     return out;

@@ -77,7 +77,7 @@ BundleBatches ReadBundleBatches(const std::vector<std::string>& bundle_dirs, con
   for (const VerifiedBundle& bundle : out.bundles) {
     const RunInfo run = RunOfBundle(bundle, base);
     const auto [it, added] = index.emplace(run.run_key, out.batches.size());
-    if (added) out.batches.push_back(IngestBatch{run, {}, {}});
+    if (added) out.batches.push_back(IngestBatch{run, {}, {}, {}, {}});
     IngestBatch& batch = out.batches[it->second];
     batch.points.insert(batch.points.end(), bundle.points.begin(), bundle.points.end());
     batch.evaluations.insert(batch.evaluations.end(), bundle.evaluations.begin(), bundle.evaluations.end());

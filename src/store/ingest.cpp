@@ -5,6 +5,7 @@
 #include "core/diagnostic.hpp"
 #include "core/sha256.hpp"
 #include "results/eval_folder.hpp"
+#include "results/eval_samples.hpp"
 
 namespace infermark::results {
 
@@ -46,17 +47,28 @@ IngestOutcome IngestResultFiles(ResultStore& store, RunInfo run, const std::vect
 IngestOutcome IngestEvalFolders(ResultStore& store, RunInfo run, const std::vector<std::string>& paths,
                                 const EvalThresholds* thresholds) {
   std::vector<Evaluation> evaluations;
+  std::vector<std::vector<StoredEvalSample>> samples;  // each evaluation's documents
   std::vector<Diagnostic> problems;
   for (const std::string& folder : FindEvalFolders(paths)) {
     try {
-      for (Evaluation& e : ReadEvalFolder(folder, thresholds)) evaluations.push_back(std::move(e));
+      std::vector<Evaluation> found = ReadEvalFolder(folder, thresholds);
+      for (Evaluation& e : found) {
+        samples.push_back(ReadEvalSamples(folder, e.metric, e.results_file, found.size() > 1));
+        evaluations.push_back(std::move(e));
+      }
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
   }
   if (!problems.empty()) throw InputError(std::move(problems));
   if (run.run_key.empty()) run.run_key = DerivedRunKey({}, evaluations);
-  return store.IngestEvaluations(run, evaluations);
+  const IngestOutcome outcome = store.IngestEvaluations(run, evaluations);
+  if (store.SchemaVersion() >= DetailsSchemaVersion()) {
+    for (std::size_t i = 0; i < evaluations.size(); ++i) {
+      if (!samples[i].empty()) store.StoreEvalSamples(run, evaluations[i].EvalKey(), samples[i]);
+    }
+  }
+  return outcome;
 }
 
 }  // namespace infermark::results

@@ -89,7 +89,7 @@ IngestBatch& BatchOf(std::vector<IngestBatch>& batches, const RunInfo& run) {
   const auto existing =
       std::find_if(batches.begin(), batches.end(), [&](const IngestBatch& b) { return b.run.run_key == run.run_key; });
   if (existing != batches.end()) return *existing;
-  batches.push_back(IngestBatch{run, {}, {}});
+  batches.push_back(IngestBatch{run, {}, {}, {}, {}});
   return batches.back();
 }
 
@@ -188,7 +188,7 @@ void ReadAppFile(const std::string& path, const Json& doc, const ReadOptions& op
     }
     keys.emplace(canonical, std::make_pair(i, point.raw_sha256));
     const auto [slot, added] = batch_of.emplace(run.run_key, own.size());
-    if (added) own.push_back(IngestBatch{run, {}, {}});
+    if (added) own.push_back(IngestBatch{run, {}, {}, {}, {}});
     own[slot->second].points.push_back(std::move(point));
   }
   for (IngestBatch& batch : own) {
@@ -318,15 +318,36 @@ RunInfo AppRunOf(const Json& row) {
   return run;
 }
 
+std::pair<int, int> StoreBatchDetails(ResultStore& store, const IngestBatch& batch) {
+  std::pair<int, int> stored{0, 0};
+  if (store.SchemaVersion() < DetailsSchemaVersion()) return stored;
+  for (std::size_t i = 0; i < batch.details.size() && i < batch.points.size(); ++i) {
+    if (!batch.details[i].Empty() &&
+        store.StorePointDetails(batch.run, batch.points[i].key.Canonical(), batch.details[i]))
+      ++stored.first;
+  }
+  for (std::size_t i = 0; i < batch.eval_samples.size() && i < batch.evaluations.size(); ++i) {
+    if (!batch.eval_samples[i].empty() &&
+        store.StoreEvalSamples(batch.run, batch.evaluations[i].EvalKey(), batch.eval_samples[i]))
+      ++stored.second;
+  }
+  return stored;
+}
+
 std::vector<IngestBatch> ReadIngestBatches(const std::vector<std::string>& paths, IngestFormat format,
                                            const ReadOptions& options, const RunInfo& base) {
   std::vector<IngestBatch> batches;
-  IngestBatch local{base, {}, {}};
+  IngestBatch local;
+  local.run = base;
   std::vector<Diagnostic> problems;
   if (format == IngestFormat::kAuto || format == IngestFormat::kLmEval) {
     for (const std::string& folder : FindEvalFolders(paths)) {
       try {
-        for (Evaluation& e : ReadEvalFolder(folder, options.eval_thresholds)) local.evaluations.push_back(std::move(e));
+        std::vector<Evaluation> found = ReadEvalFolder(folder, options.eval_thresholds);
+        for (Evaluation& e : found) {
+          local.eval_samples.push_back(ReadEvalSamples(folder, e.metric, e.results_file, found.size() > 1));
+          local.evaluations.push_back(std::move(e));
+        }
       } catch (const InputError& e) {
         problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
       }
@@ -349,6 +370,14 @@ std::vector<IngestBatch> ReadIngestBatches(const std::vector<std::string>& paths
       } else {
         for (Point& p : ReadResultFile(file, options)) local.points.push_back(std::move(p));
       }
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  for (const Point& p : local.points) {
+    try {
+      local.details.push_back(p.provenance.source_path.empty() ? PointDetails{}
+                                                               : ReadPointDetails(p.provenance.source_path));
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/json_text.hpp"
@@ -49,6 +50,10 @@ struct IngestBatch {
   RunInfo run;                          ///< The run (key empty: derive it from the points, DerivedRunKey).
   std::vector<Point> points;            ///< Its points.
   std::vector<Evaluation> evaluations;  ///< Its accuracy evaluations.
+  /// Per evaluation, its documents (lm-eval's samples file; empty when none or for API rows).
+  std::vector<std::vector<StoredEvalSample>> eval_samples;
+  /// Per point, what its row left beside its result file (a sweep folder's `logs/<stem>/`).
+  std::vector<PointDetails> details;
 };
 
 /// The InferenceX agg record for API row `index` of `path` (mapping above). Throws InputError
@@ -64,12 +69,18 @@ Point PointFromAppRow(const Json& row, const std::string& path, std::size_t inde
 /// `run_url`, else `inferencex-app-<date>`; labelled `InferenceX <date> run <id>/<attempt>`.
 RunInfo AppRunOf(const Json& row);
 
+/// Stores what `batch` holds beside its points and evaluations, once those are stored: its points'
+/// details and its evaluations' samples (a store older than their migration keeps none). Returns
+/// the points and evaluations given details or samples.
+std::pair<int, int> StoreBatchDetails(ResultStore& store, const IngestBatch& batch);
+
 /// Every file of `paths` (folders expanded as ExpandResultPaths does) read in `format` into batches:
 /// result and agg files all go into one batch under `base`; API rows (benchmark or evaluation
 /// rows) go into one batch per workflow run (AppRunOf; under `base.run_key` instead when one is
 /// given). In `auto` and `lm-eval` format the eval folders at or below `paths` (FindEvalFolders,
 /// e.g. a result folder's `evals/*/`) become evaluations of the batch under `base`, with
-/// `options.eval_thresholds`. Every file is read
+/// `options.eval_thresholds`, with their samples, and each point of a result file gets the details
+/// its row left (ReadPointDetails). Every file is read
 /// before anything is returned; the InputError lists the problems of every unusable file. Two
 /// different rows with the same natural key in one run are refused naming both record indexes;
 /// identical duplicates are stored once.

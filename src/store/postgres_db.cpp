@@ -60,6 +60,21 @@ double PgResult::Double(int r, int c) const {
   return value;
 }
 
+int PgResult::Columns() const {
+  return LoadLibPq().nfields(result_);
+}
+
+std::string PgResult::ColumnName(int c) const {
+  const char* name = LoadLibPq().fname(result_, c);
+  return name != nullptr ? name : "";
+}
+
+bool PgResult::ColumnIsNumeric(int c) const {
+  // The type oids of int2, int4, int8, float4, float8 and numeric (pg_type.h).
+  const Oid type = LoadLibPq().ftype(result_, c);
+  return type == 20 || type == 21 || type == 23 || type == 700 || type == 701 || type == 1700;
+}
+
 bool PgResult::IsNull(int r, int c) const {
   return LoadLibPq().getisnull(result_, r, c) != 0;
 }

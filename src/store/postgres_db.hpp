@@ -51,6 +51,12 @@ class PgResult {
   [[nodiscard]] double Double(int r, int c) const;
   /// Whether column `c` of row `r` is NULL.
   [[nodiscard]] bool IsNull(int r, int c) const;
+  /// Columns returned.
+  [[nodiscard]] int Columns() const;
+  /// Column `c`'s name.
+  [[nodiscard]] std::string ColumnName(int c) const;
+  /// Whether column `c` holds numbers (an integer, floating-point or numeric type).
+  [[nodiscard]] bool ColumnIsNumeric(int c) const;
 
   /// One row, read with the column accessors SqliteStatement has (Text, Int, Double, IsNull).
   class Row {

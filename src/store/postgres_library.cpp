@@ -45,6 +45,8 @@ LibPq Load() {
   Bind(handle, pq.getvalue, "PQgetvalue");
   Bind(handle, pq.getisnull, "PQgetisnull");
   Bind(handle, pq.getlength, "PQgetlength");
+  Bind(handle, pq.fname, "PQfname");
+  Bind(handle, pq.ftype, "PQftype");
   return pq;
 }
 

@@ -26,6 +26,8 @@ struct LibPq {
   decltype(&::PQgetvalue) getvalue = nullptr;                        ///< PQgetvalue.
   decltype(&::PQgetisnull) getisnull = nullptr;                      ///< PQgetisnull.
   decltype(&::PQgetlength) getlength = nullptr;                      ///< PQgetlength.
+  decltype(&::PQfname) fname = nullptr;                              ///< PQfname.
+  decltype(&::PQftype) ftype = nullptr;                              ///< PQftype.
 };
 
 /// libpq, loaded once (libpq.so.5) and kept for the life of the process. Throws std::runtime_error

@@ -12,6 +12,7 @@
 #include "core/diagnostic.hpp"
 #include "store/evaluation_rows.hpp"
 #include "store/postgres_db.hpp"
+#include "store/sql_session.hpp"
 #include "store/store_rows.hpp"
 #include "store/store_schema.hpp"
 
@@ -150,6 +151,9 @@ class PostgresStore final : public ResultStore {
       return DiffPointRow(PgResult::Row(q, 0), expected);
     });
   }
+
+ protected:
+  SqlSession& Session() override { return *session_; }
 
  private:
   // `read()`, once more on a new connection when the connection was lost.
@@ -354,6 +358,7 @@ class PostgresStore final : public ResultStore {
 
   PgConnection db_;
   int schema_version_ = 0;  // as migrated at open
+  std::unique_ptr<SqlSession> session_ = PostgresSession(db_);
 };
 
 }  // namespace

@@ -10,10 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "results/eval_samples.hpp"
 #include "results/evaluation.hpp"
 #include "results/point.hpp"
+#include "results/point_details.hpp"
+#include "results/row_attempt.hpp"
 
 namespace infermark::results {
+
+class SqlSession;
 
 /// What identifies and describes a run. Points are unique per (run, point key).
 struct RunInfo {
@@ -90,7 +95,48 @@ class ResultStore {
   /// 1300, expected 1234.5` (timestamps aside). Empty when every column agrees; one line when the
   /// point is gone. What `results verify` compares a point's bundle with.
   virtual std::vector<std::string> DiffStoredPoint(std::int64_t point_id, const Point& point) = 0;
+
+  // Row attempts, point details and evaluation samples: what the dashboard's reliability view and
+  // point page read. Written once for both stores (store/detail_store.cpp) on Session(). A store
+  // older than their migration (opened with a target version) reads none and refuses writes with
+  // an InputError.
+
+  /// Stores `attempts` under `run` in one transaction, creating the run if needed; idempotent on
+  /// (run, RowAttempt::AttemptKey()): an attempt stored again replaces the stored one.
+  IngestOutcome IngestAttempts(const RunInfo& run, const std::vector<RowAttempt>& attempts);
+  /// Every attempt of every run, by start time then id, without its result and logs' tails.
+  std::vector<RowAttempt> Attempts();
+  /// Changes whenever an attempt is stored ("" when none can be): how a reader notices new attempts
+  /// without reading them.
+  std::string AttemptsStamp();
+  /// Changes whenever another connection commits to the store, or nullopt where the store cannot
+  /// tell (PostgreSQL): unchanged, nothing was written since it was last read.
+  std::optional<std::int64_t> CommitCounter();
+  /// Attempt `id` with its result and logs' tails, or nullopt.
+  std::optional<RowAttempt> FindAttempt(std::int64_t id);
+  /// Replaces the details (timeline, logs' tails, GPU samples) of the point `point_key` of `run`;
+  /// false when the run has no such point.
+  bool StorePointDetails(const RunInfo& run, const std::string& point_key, const PointDetails& details);
+  /// Point `id` as stored, its raw result included, or nullopt.
+  std::optional<Point> FindPoint(std::int64_t id);
+  /// The stored details of point `id` (empty when there are none): its request timeline and its
+  /// telemetry samples only when asked (each can be a megabyte), its logs' tails always.
+  PointDetails FindPointDetails(std::int64_t id, bool timeline = true, bool samples = true);
+  /// Whether point `id` has a stored request timeline, and its GPUs with telemetry samples.
+  std::pair<bool, std::size_t> PointDetailsExtent(std::int64_t id);
+  /// Replaces the samples of evaluation `eval_key` of `run`; false when the run has no such evaluation.
+  bool StoreEvalSamples(const RunInfo& run, const std::string& eval_key, const std::vector<StoredEvalSample>& samples);
+  /// The page of an evaluation's samples `query` selects.
+  EvalSamplePage EvalSamples(const EvalSampleQuery& query);
+
+ protected:
+  /// The store's connection, for the queries both stores share (store/sql_session.hpp).
+  virtual SqlSession& Session() = 0;
 };
+
+/// The schema version that added row attempts, point details and evaluation samples (found in
+/// the migration list, so it follows the list's order).
+int DetailsSchemaVersion();
 
 /// Options for opening a store.
 struct StoreOptions {

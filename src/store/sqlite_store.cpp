@@ -10,6 +10,7 @@
 #include "core/diagnostic.hpp"
 #include "store/evaluation_rows.hpp"
 #include "store/result_store.hpp"
+#include "store/sql_session.hpp"
 #include "store/sqlite_db.hpp"
 #include "store/store_rows.hpp"
 #include "store/store_schema.hpp"
@@ -139,6 +140,9 @@ class SqliteStore final : public ResultStore {
     if (!q.Step()) return {"the point is no longer in the store"};
     return DiffPointRow(q, expected);
   }
+
+ protected:
+  SqlSession& Session() override { return *session_; }
 
  private:
   // The points `where` selects (PointSelectList), unordered.
@@ -291,6 +295,7 @@ class SqliteStore final : public ResultStore {
   // Ingest's statements, prepared once (preparing them per point was a third of an ingest); reset
   // after each Ingest so that none keeps a read open. Declared after db_: finalized before it closes.
   std::map<std::string, std::unique_ptr<SqliteStatement>> statements_;
+  std::unique_ptr<SqlSession> session_ = SqliteSession(db_);  // the shared queries' statements, also before db_
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "core/file_io.hpp"
 #include "core/host.hpp"
@@ -140,6 +141,22 @@ TEST(EngineSweep, AgenticRowsReplayTheSessionsAndAreStoredAsAgenticPoints) {
   const Json state = Json::parse(ReadFile(results + "/" + stem + ".row.json"));
   EXPECT_NE(state["server_argv"].dump().find("--kv-offloading-size"), std::string::npos) << state.dump();
   for (const auto& p : points) ExpectProvenance(p, 50.0, results::PointKind::kMeasured);
+  // Each point keeps its calls' timeline with their sessions and prefix-cache hits (the point page's
+  // sessions and hit rate over time).
+  auto store = results::OpenStore(db);
+  for (const auto& p : points) {
+    const std::string timeline = store->FindPointDetails(p.id).timeline;
+    const Json header = Json::parse(timeline.substr(0, timeline.find('\n')));
+    EXPECT_EQ(header["columns"].back(), "hit_tokens") << header.dump();
+    EXPECT_EQ(header["columns"][7], "session") << header.dump();
+    // The profiled calls: aiperf's records of the profiling phase.
+    std::ifstream exported(fs::path(p.provenance.source_path).parent_path() / "logs" /
+                           fs::path(p.provenance.source_path).stem() / "aiperf_artifacts/profile_export.jsonl");
+    long long profiled = 0;
+    for (std::string line; std::getline(exported, line);) profiled += line.find("\"profiling\"") != std::string::npos;
+    EXPECT_GT(profiled, 0);
+    EXPECT_EQ(header["requests"], profiled) << header.dump();
+  }
 }
 
 TEST(PredictRecipes, TheFoundingRecipesThirtyPointsAreWrittenAndStoredAsPredicted) {

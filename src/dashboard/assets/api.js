@@ -11,7 +11,13 @@ export function setToken(t) {
 export async function getJson(route, params) {
   const query = params && params.toString() ? `?${params}` : '';
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const response = await fetch(`api/v1/${route}${query}`, { headers });
+  return readJson(route, fetch(`api/v1/${route}${query}`, { headers }));
+}
+
+/// The parsed JSON of a reply to a request for `route` already sent (`reply`: fetch's promise), with
+/// getJson's errors.
+export async function readJson(route, reply) {
+  const response = await reply;
   let body = null;
   try {
     body = await response.json();
@@ -24,6 +30,16 @@ export async function getJson(route, params) {
     throw new Error(`${route}: ${response.status}${field} ${e && e.message ? e.message : response.statusText}`);
   }
   return body;
+}
+
+/// Like readJson, but null when the route answers 404 (nothing of that kind stored).
+export async function readJsonIfAny(route, reply) {
+  try {
+    return await readJson(route, reply);
+  } catch (e) {
+    if (/: 404\b/.test(e.message)) return null;
+    throw e;
+  }
 }
 
 /// The address of the CSV export of the points the filters select.

@@ -6,10 +6,12 @@ import { csvUrl, getJson, setToken } from './api.js';
 import { chart, exportPng, renderCharts } from './charts.js';
 import { renderEvaluations } from './evaluations.js';
 import { closeMenus, renderFilters } from './filters.js';
-import { esc, Y_METRICS, yMetric } from './format.js';
+import { esc, userFigure, xAxesFor, Y_METRICS, yMetric } from './format.js';
 import { renderHeadToHead, renderPickers } from './head_to_head.js';
 import { renderHistory, setRuns } from './history.js';
 import { filterQuery, parseState, stateQuery } from './state.js';
+import { hostErrorMarked } from './charts.js';
+import { renderUserValues } from './user_values.js';
 
 performance.mark('infermark-start');
 
@@ -80,14 +82,19 @@ async function refresh() {
   const gen = ++generation;
   hooks.idle = false;
   writeUrl();
-  const y = yMetric(state.y).key;
+  const metric = yMetric(state.y);
+  const y = metric.key;
+  const axes = xAxesFor(state);
+  // A user metric is a decreasing function of output throughput within a GPU: its frontier is the
+  // output throughput's, read at the user's value.
+  const frontierY = metric.user ? 'output_tput_per_gpu' : y;
   setStatus('Loading…');
   let body;
   try {
     body = await Promise.all([
       getJson('points', filterQuery(state)),
-      getJson('frontier', filterQuery(state, { x: 'interactivity', y })),
-      getJson('frontier', filterQuery(state, { x: 'e2el_s', y })),
+      getJson('frontier', filterQuery(state, { x: axes.intvty.key, y: frontierY })),
+      getJson('frontier', filterQuery(state, { x: axes.e2el.key, y: frontierY })),
     ]);
   } catch (e) {
     if (gen === generation) {
@@ -103,6 +110,18 @@ async function refresh() {
   }
   points = body[0].points;
   frontiers = { intvty: body[1].series, e2el: body[2].series };
+  if (metric.user) {
+    const byId = new Map();
+    for (const p of points) {
+      p[y] = userFigure(y, p, state);
+      byId.set(p.id, p);
+    }
+    for (const key of ['intvty', 'e2el']) {
+      frontiers[key] = frontiers[key]
+        .map((s) => ({ series: s.series, points: s.points.map((f) => ({ x: f.x, y: byId.get(f.id)?.[y] ?? null, id: f.id })).filter((f) => f.y !== null) }))
+        .filter((s) => s.points.length);
+    }
+  }
   if (notePresence(points)) drawFilters();
   renderCharts(points, frontiers, state);
   if (hooks.firstChartMs === null) {
@@ -122,6 +141,14 @@ async function refresh() {
   powerNote.hidden = noPower === 0;
   powerNote.textContent = `${noPower} of ${points.length} points have no valid measured power (no telemetry, invalid `
     + 'telemetry, or predicted) and are not drawn on the J/token axis; hover a point for its power validity.';
+  const userNote = document.getElementById('user-note');
+  const noUser = metric.user ? points.filter((p) => p[y] === null || p[y] === undefined).length : 0;
+  userNote.hidden = noUser === 0;
+  userNote.textContent = `${noUser} of ${points.length} points are on GPUs without your ${metric.user === 'ucost' ? '$/GPU-hour' : 'W/GPU'}: `
+    + 'set it under "Your costs and power per GPU" below the charts.';
+  const hollow = points.filter((p) => hostErrorMarked(p, axes.intvty.marks) || hostErrorMarked(p, axes.e2el.marks)).length;
+  document.getElementById('hollow-note').hidden = hollow === 0;
+  document.getElementById('hollow-count').textContent = hollow === 1 ? '1 point' : `${hollow} points`;
   document.getElementById('empty').hidden = points.length > 0;
   document.getElementById('agentic-note').hidden =
     !(points.some((p) => p.agentic) || state.filters.sequence.includes('agentic'));
@@ -138,6 +165,14 @@ function wireControls() {
     state.y = ySelect.value;
     refresh();
   });
+  for (const [id, key] of [['percentile', 'pct'], ['x-axis', 'x']]) {
+    const select = document.getElementById(id);
+    select.value = state[key];
+    select.addEventListener('change', () => {
+      state[key] = select.value;
+      refresh();
+    });
+  }
   const showInvalid = document.getElementById('show-invalid');
   showInvalid.checked = state.filters.valid !== 'true';
   showInvalid.addEventListener('change', () => {
@@ -220,6 +255,12 @@ async function boot() {
     `${s.kind || 'store'} · ${s.runs ?? '?'} runs · ${s.points ?? '?'} points · infermark ${meta.infermark_version || ''}`;
   wireControls();
   drawFilters();
+  document.getElementById('reliability-link').href = `reliability${state.token ? `?token=${encodeURIComponent(state.token)}` : ''}`;
+  // The price table only hints at the user's values: read beside the first refresh, not before it.
+  getJson('prices').catch(() => null).then((prices) => renderUserValues(f.hardware || [], prices, state, () => {
+    writeUrl();
+    if (yMetric(state.y).user) refresh();
+  }));
   renderPickers(meta, state);
   setRuns(f.run);
   await refresh();

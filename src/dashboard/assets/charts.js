@@ -4,10 +4,12 @@
 // each series' Pareto frontier as a line (a predicted one in its model-error band: bands.js), a
 // shared legend that hides series, and hover details in a DOM tooltip. A point measured several
 // times carries error bars (its median's 95 % interval on both axes) and a series whose points all
-// were has a band around its frontier, built from the repeats' own frontiers.
+// were has a band around its frontier, built from the repeats' own frontiers. A point whose charted
+// statistic (at the chosen percentile) carries a host-error mark is drawn hollow; clicking a point
+// opens its page.
 
 import { BAND_SUFFIX, bandDatasets } from './bands.js';
-import { colourMap, esc, isPredicted, X_AXES, yMetric } from './format.js';
+import { colourMap, esc, isPredicted, xAxesFor, yMetric } from './format.js';
 import { pointDetails } from './tooltip.js';
 
 const charts = {};
@@ -145,13 +147,26 @@ function makeChart(name, canvas) {
         subtitle: { display: false, text: '' },
         tooltip: { enabled: false, external: (context) => showTooltip(context, chart.$yKey) },
       },
+      onClick: (event, elements) => {
+        const hit = elements.find((e) => chart.data.datasets[e.datasetIndex].data[e.index].p);
+        if (!hit) return;
+        const p = chart.data.datasets[hit.datasetIndex].data[hit.index].p;
+        const token = new URLSearchParams(window.location.search).get('token');
+        window.location.href = `point/${p.id}${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+      },
     },
   });
   charts[name] = chart;
   return chart;
 }
 
-function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly) {
+/// Whether a point's statistic `keys` (result keys, e.g. p99_ttft_ms) carries a host-error mark.
+export function hostErrorMarked(p, keys) {
+  const marks = p.host_error_marks;
+  return Array.isArray(marks) && marks.some((m) => m && keys.includes(m.key));
+}
+
+function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly, markKeys) {
   const bySeries = new Map();
   const onFrontier = new Set();
   for (const s of frontier) for (const f of s.points) onFrontier.add(f.id);
@@ -169,19 +184,25 @@ function datasetsFor(points, frontier, xField, yKey, colour, hidden, optimalOnly
     data.sort((a, b) => a.x - b.x);
     const predicted = data[0].p.kind === 'predicted';
     const fill = predicted ? '#fff' : colour(series);
-    // Per point: an INVALID one is faded and ringed in red, whatever its series.
+    // Per point: an INVALID one is faded and ringed in red, whatever its series; one whose charted
+    // statistic the host moved beyond tolerance is hollow.
     const invalid = data.map((d) => d.p.valid === false);
+    const hollow = data.map((d) => hostErrorMarked(d.p, markKeys));
+    // A series whose points all look alike gets one value per option: Chart.js then resolves the
+    // options once for the series instead of once per point (most of a large chart's drawing time).
+    const alike = !invalid.some(Boolean) && !hollow.some(Boolean);
+    const each = (f) => (alike ? f(false, 0) : invalid.map(f));
     sets.push({
       label: series,
       data,
       hidden: hidden.includes(series),
       backgroundColor: fill,
       borderColor: colour(series),
-      pointBackgroundColor: invalid.map((bad) => (bad ? faded(colour(series), 0.25) : fill)),
-      pointBorderColor: invalid.map((bad) => (bad ? INVALID_RING : colour(series))),
-      pointBorderWidth: invalid.map((bad) => (bad ? 2 : predicted ? 1.5 : 1)),
+      pointBackgroundColor: each((bad, i) => (bad ? faded(colour(series), 0.25) : hollow[i] ? '#fff' : fill)),
+      pointBorderColor: each((bad) => (bad ? INVALID_RING : colour(series))),
+      pointBorderWidth: each((bad, i) => (bad || hollow[i] ? 2 : predicted ? 1.5 : 1)),
       pointStyle: predicted ? 'triangle' : 'circle',
-      pointRadius: invalid.map((bad) => (bad ? 6 : predicted ? 5 : 4)),
+      pointRadius: each((bad) => (bad ? 6 : predicted ? 5 : 4)),
       pointHoverRadius: 7,
     });
   }
@@ -243,16 +264,19 @@ export function renderCharts(points, frontiers, state) {
   const names = points.map((p) => p.series);
   const colour = colourMap(names);
   const agenticOnly = points.length > 0 && points.every((p) => p.agentic);
-  for (const [name, axis] of Object.entries(X_AXES)) {
+  for (const [name, axis] of Object.entries(xAxesFor(state))) {
     const chart = charts[name] || makeChart(name, document.getElementById(`chart-${name}`));
     chart.$yKey = y.key;
     chart.$xKey = axis.key;
-    chart.data.datasets = datasetsFor(points, frontiers[name] || [], axis.key, y.key, colour, state.hide, state.optimal);
-    // Agentic points alone: their interactivity is the P50 E2E-normalized one.
-    const xLabel = agenticOnly && name === 'intvty' ? 'P50 E2E-normalized interactivity' : axis.label;
+    chart.data.datasets = datasetsFor(points, frontiers[name] || [], axis.key, y.key, colour, state.hide, state.optimal,
+      axis.marks);
+    // Agentic points alone: their interactivity is the E2E-normalized one.
+    const xLabel = agenticOnly && axis.key.endsWith('interactivity')
+      ? `${state.pct === 'median' ? 'P50' : state.pct.toUpperCase()} E2E-normalized interactivity` : axis.label;
     chart.options.scales.x.title.text = `${xLabel} (${axis.unit})`;
     chart.options.scales.y.title.text = `${y.label} (${y.unit})`;
-    const title = `${y.label} vs ${axis.label.toLowerCase()}`;
+    // "vs interactivity", "vs median end-to-end latency", but "vs P99 time to first token".
+    const title = `${y.label} vs ${/^P\d/.test(axis.label) ? axis.label : axis.label.toLowerCase()}`;
     chart.options.plugins.title.text = title;
     chart.options.plugins.subtitle.text = filterSummary(state);
     document.getElementById(`title-${name}`).textContent = title;

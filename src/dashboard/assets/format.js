@@ -7,13 +7,44 @@ export const Y_METRICS = [
   { key: 'output_tput_per_gpu', label: 'Output throughput per GPU', unit: 'tok/s/GPU' },
   { key: 'j_per_token', label: 'Energy per output token', unit: 'J/token' },
   { key: 'cost_per_m_tokens', label: 'Cost per million output tokens', unit: '$/M tokens' },
+  { key: 'cost_user', label: 'Cost per million output tokens at your $/GPU-hour', unit: '$/M tokens', user: 'ucost', lowerBetter: true },
+  { key: 'energy_user', label: 'Energy per output token at your W/GPU', unit: 'J/token', user: 'upower', lowerBetter: true },
 ];
 
-/// The two x axes of the chart pair: the point field each reads and the frontier route's `x`.
-export const X_AXES = {
-  intvty: { key: 'interactivity', label: 'Interactivity', unit: 'tok/s/user' },
-  e2el: { key: 'e2el_s', label: 'End-to-end latency', unit: 's' },
-};
+/// The figure a user-set value gives a point: cost per million output tokens from $/GPU-hour, or
+/// energy per output token from W/GPU (both over output tok/s/GPU); null without a value for its GPU.
+export function userFigure(metric, p, state) {
+  const tput = p.output_tput_per_gpu;
+  if (!tput || tput <= 0) return null;
+  if (metric === 'cost_user') {
+    const usd = state.ucost[p.hardware];
+    return usd ? (usd * 1e6) / (3600 * tput) : null;
+  }
+  if (metric === 'energy_user') {
+    const w = state.upower[p.hardware];
+    return w ? w / tput : null;
+  }
+  return null;
+}
+
+/// The chart pair's x axes for the state's percentile: the first reads interactivity (or TTFT with
+/// `x=ttft`), the second end-to-end latency; `key` is the point field and the frontier route's `x`;
+/// `marks` are the result keys of the statistics at that percentile (a host-error mark on any of
+/// them draws the point hollow).
+export function xAxesFor(state) {
+  const pct = state.pct || 'median';
+  const prefix = pct === 'median' ? '' : `${pct}_`;
+  const word = pct === 'median' ? 'Median' : pct.toUpperCase();
+  const marks = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2el_ms', 'intvty'].map((k) => `${pct}_${k}`);
+  const first = state.x === 'ttft'
+    ? { key: `${prefix}ttft_ms`, label: `${word} time to first token`, unit: 'ms', marks, higherBetter: false }
+    : { key: `${prefix}interactivity`, label: pct === 'median' ? 'Interactivity' : `${word} interactivity`, unit: 'tok/s/user',
+      marks, higherBetter: true };
+  return {
+    intvty: first,
+    e2el: { key: `${prefix}e2el_s`, label: `${word} end-to-end latency`, unit: 's', marks, higherBetter: false },
+  };
+}
 
 /// The y metric of `key` (the first one when unknown).
 export function yMetric(key) {

@@ -7,7 +7,29 @@ export const LIST_FILTERS = ['model', 'sequence', 'precision', 'hardware', 'fram
 /// control unticked: the API then leaves out the points their run judged INVALID.
 export const SINGLE_FILTERS = ['disagg', 'spec', 'valid', 'from', 'to'];
 
-const DEFAULTS = { y: 'tput_per_gpu', optimal: false, a: '', b: '', at: '20,50,100', hist_at: '50', hide: [] };
+const DEFAULTS = {
+  y: 'tput_per_gpu', optimal: false, a: '', b: '', at: '20,50,100', hist_at: '50', hide: [], pct: 'median', x: 'interactivity',
+  ucost: {}, upower: {},
+};
+
+/// The percentiles the charts read TTFT, TPOT, ITL and E2EL (and interactivity) at.
+export const PERCENTILES = ['median', 'p90', 'p99'];
+
+// `h100:2.5,b200:4` as {h100: 2.5, b200: 4}; entries that are not positive numbers are dropped.
+function perGpu(text) {
+  const out = {};
+  for (const item of String(text || '').split(',')) {
+    const at = item.lastIndexOf(':');
+    if (at <= 0) continue;
+    const v = Number(item.slice(at + 1));
+    if (v > 0 && Number.isFinite(v)) out[item.slice(0, at).trim()] = v;
+  }
+  return out;
+}
+
+function perGpuText(values) {
+  return Object.entries(values).filter(([, v]) => v > 0).map(([k, v]) => `${k}:${v}`).join(',');
+}
 
 /// A fresh state: no filters, default controls.
 export function emptyState() {
@@ -34,6 +56,10 @@ export function parseState(search) {
   if (p.has('at')) s.at = p.get('at');
   if (p.has('hist_at')) s.hist_at = p.get('hist_at');
   s.hide = p.getAll('hide').flatMap((v) => v.split('|')).filter((v) => v !== '');
+  if (PERCENTILES.includes(p.get('pct'))) s.pct = p.get('pct');
+  if (p.get('x') === 'ttft') s.x = 'ttft';
+  s.ucost = perGpu(p.get('ucost'));
+  s.upower = perGpu(p.get('upower'));
   s.token = p.get('token') || '';
   return s;
 }
@@ -59,6 +85,10 @@ export function stateQuery(state) {
   if (state.at !== DEFAULTS.at) p.set('at', state.at);
   if (state.hist_at !== DEFAULTS.hist_at) p.set('hist_at', state.hist_at);
   if (state.hide.length) p.set('hide', state.hide.join('|'));
+  if (state.pct !== DEFAULTS.pct) p.set('pct', state.pct);
+  if (state.x !== DEFAULTS.x) p.set('x', state.x);
+  if (perGpuText(state.ucost)) p.set('ucost', perGpuText(state.ucost));
+  if (perGpuText(state.upower)) p.set('upower', perGpuText(state.upower));
   if (state.token) p.set('token', state.token);
   return p.toString();
 }

@@ -70,6 +70,7 @@ export function pointDetails(p, yKey) {
     [p.agentic ? 'Interactivity (P50 E2E-norm.)' : 'Interactivity', withInterval(p, 'interactivity', 'tok/s/user')],
     ['E2E latency', withInterval(p, 'e2el_s', 's')],
     ['TTFT / TPOT', `${withUnit(p.ttft_ms, 'ms')} / ${withUnit(p.tpot_ms, 'ms')}`],
+    ['Tails (p90 / p99)', `TTFT ${withUnit(p.p90_ttft_ms, 'ms')} / ${withUnit(p.p99_ttft_ms, 'ms')} · E2EL ${withUnit(p.p90_e2el_s, 's')} / ${withUnit(p.p99_e2el_s, 's')}`],
     ...(p.prediction_band ? [['Model-error band p10–p90', bandLine(p, y)]] : []),
     ['Power', power(p)],
     ['Accuracy', evaluationLines(p.evaluations).join('; ') || 'no evaluation of this configuration'],
@@ -80,9 +81,13 @@ export function pointDetails(p, yKey) {
     ['infermark', prov.infermark_version || '–'],
     ['Time scale', scale],
   ];
+  const marks = Array.isArray(p.host_error_marks) ? p.host_error_marks : [];
+  if (marks.length) {
+    rows.splice(1, 0, ['Host error', marks.map((m) => `${m.key} ${m.rel === null || m.rel === undefined ? '' : `${(m.rel * 100).toFixed(1)} %`}${m.headline ? ' (headline)' : ''}`).join('; ')]);
+  }
   const bad = p.valid === false;
   const banner = bad ? '<div class="tt-invalid">INVALID: not a figure to compare</div>' : '';
   return `<div class="tt-title">${esc(p.series)}</div>${banner}<table>${rows
     .map(([k, v], i) => `<tr${bad && i === 0 ? ' class="invalid"' : ''}><th>${esc(k)}</th><td>${esc(v)}</td></tr>`)
-    .join('')}</table>`;
+    .join('')}</table><div class="muted">Click the point for its page.</div>`;
 }

@@ -268,7 +268,7 @@ test('switch axes: output throughput per GPU', async () => {
     [[20, 1200], [20, 1200], [40, 1500], [50, 600], [50, 600], [100, 200], [100, 200]]);
   const titles = await page.evaluate(() => ['intvty', 'e2el'].map((n) => window.infermark.chart(n).options.scales.y.title.text));
   assert.deepEqual(titles, ['Output throughput per GPU (tok/s/GPU)', 'Output throughput per GPU (tok/s/GPU)']);
-  assert.equal(await text('#title-e2el'), 'Output throughput per GPU vs end-to-end latency');
+  assert.equal(await text('#title-e2el'), 'Output throughput per GPU vs median end-to-end latency');
   assert.match(page.url(), /[?&]y=output_tput_per_gpu(&|$)/);
   await shot('03-output-throughput.png');
 });
