@@ -51,10 +51,6 @@ RowAttempt ReadAttemptRow(const SqlRow& q) {
   return a;
 }
 
-StoreValue Optional(const std::optional<double>& v) {
-  return v ? StoreValue(*v) : StoreValue();
-}
-
 StoreValue OptionalBool(const std::optional<bool>& v) {
   return v ? StoreValue(std::int64_t{*v ? 1 : 0}) : StoreValue();
 }
@@ -162,7 +158,7 @@ IngestOutcome ResultStore::IngestAttempts(const RunInfo& run, const std::vector<
                                               std::int64_t{a.conc},
                                               a.config_key,
                                               a.started_at,
-                                              Optional(a.duration_s),
+                                              OptionalValue(a.duration_s),
                                               a.result_json,
                                               a.client_log_tail,
                                               a.server_log_tail,

@@ -7,13 +7,6 @@
 #include "core/sha256.hpp"
 
 namespace infermark::results {
-namespace {
-
-StoreValue Optional(const std::optional<double>& v) {
-  return v ? StoreValue(*v) : StoreValue();
-}
-
-}  // namespace
 
 std::string ReasonsText(const std::vector<std::string>& reasons) {
   Json list = Json::array();
@@ -57,19 +50,19 @@ EvaluationRow MakeEvaluationRow(const Evaluation& e, std::int64_t run_id) {
   c.emplace_back("reasons", ReasonsText(e.reasons));
   // Figures only for a scored evaluation: a partial score of an INVALID or unfinished one is none.
   const bool scored = e.status == EvalStatus::kScored;
-  c.emplace_back("score", scored ? Optional(e.score) : StoreValue());
-  c.emplace_back("score_stderr", scored ? Optional(e.score_stderr) : StoreValue());
-  c.emplace_back("flexible_score", scored ? Optional(e.flexible_score) : StoreValue());
-  c.emplace_back("flexible_stderr", scored ? Optional(e.flexible_stderr) : StoreValue());
+  c.emplace_back("score", scored ? OptionalValue(e.score) : StoreValue());
+  c.emplace_back("score_stderr", scored ? OptionalValue(e.score_stderr) : StoreValue());
+  c.emplace_back("flexible_score", scored ? OptionalValue(e.flexible_score) : StoreValue());
+  c.emplace_back("flexible_stderr", scored ? OptionalValue(e.flexible_stderr) : StoreValue());
   c.emplace_back("n", e.n ? StoreValue(std::int64_t{*e.n}) : StoreValue());
-  c.emplace_back("threshold", Optional(e.threshold));
+  c.emplace_back("threshold", OptionalValue(e.threshold));
   c.emplace_back("threshold_source", e.threshold_source);
   // A verdict only for a scored evaluation (the table's CHECK).
   c.emplace_back("passed", e.passed && e.status == EvalStatus::kScored ? StoreValue(std::int64_t{*e.passed ? 1 : 0})
                                                                        : StoreValue());
   c.emplace_back("eval_concurrency", std::int64_t{e.eval_concurrency});
   c.emplace_back("eval_date", e.date);
-  c.emplace_back("duration_s", Optional(e.duration_s));
+  c.emplace_back("duration_s", OptionalValue(e.duration_s));
   c.emplace_back("origin", e.origin);
   c.emplace_back("source_path", e.source_path);
   c.emplace_back("results_file", e.results_file);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -16,6 +17,11 @@ namespace infermark::results {
 
 /// A column's value as written; monostate is NULL.
 using StoreValue = std::variant<std::monostate, std::int64_t, double, std::string>;
+
+/// A figure that may be missing as a column value: the number, or NULL.
+inline StoreValue OptionalValue(const std::optional<double>& v) {
+  return v ? StoreValue(*v) : StoreValue();
+}
 
 /// A point as one `points` row.
 struct PointRow {
