@@ -354,7 +354,9 @@ Artifacts DescribeArtifacts(const fs::path& root, const EvalThresholds* threshol
     entry["evals"] = evals;
     a.rows_json.push_back(entry);
     const Json row = ReceiptMember(state, "row");
-    const bool eval_row = ReceiptBool(row, "run-eval") || ReceiptBool(row, "eval-only");
+    // A row whose record has no `evals` never planned one: a predicted row (`predict` runs no
+    // evals); a measured eval row's record always lists its evals, run or not.
+    const bool eval_row = (ReceiptBool(row, "run-eval") || ReceiptBool(row, "eval-only")) && state.contains("evals");
     const std::string status = entry["status"].get<std::string>();
     if (!eval_row || !(status == "done" || status == "invalid" || status == "eval-failed")) continue;
     const std::string rf = entry["result_filename"].get<std::string>();

@@ -74,13 +74,24 @@ BundleBatches ReadBundleBatches(const std::vector<std::string>& bundle_dirs, con
   }
   if (!problems.empty()) throw InputError(std::move(problems));
   std::map<std::string, std::size_t> index;
-  for (const VerifiedBundle& bundle : out.bundles) {
-    const RunInfo run = RunOfBundle(bundle, base);
+  const auto batch_of = [&](const RunInfo& run) -> IngestBatch& {
     const auto [it, added] = index.emplace(run.run_key, out.batches.size());
     if (added) out.batches.push_back(IngestBatch{run, {}, {}, {}, {}});
-    IngestBatch& batch = out.batches[it->second];
-    batch.points.insert(batch.points.end(), bundle.points.begin(), bundle.points.end());
-    batch.evaluations.insert(batch.evaluations.end(), bundle.evaluations.begin(), bundle.evaluations.end());
+    return out.batches[it->second];
+  };
+  for (const VerifiedBundle& bundle : out.bundles) {
+    const RunInfo run = RunOfBundle(bundle, base);
+    // A run's folder may hold its prediction beside its measurement (`predict` then `sweep`, as the
+    // demo runs them): the predicted points share the measured ones' natural keys, so they go to a
+    // run of their own, as `predict` and `sweep` store them.
+    RunInfo predicted = run;
+    predicted.run_key += ":predicted";
+    predicted.label = (run.label.empty() ? run.run_key : run.label) + " (predicted)";
+    for (const Point& p : bundle.points) {
+      batch_of(p.provenance.kind == PointKind::kPredicted ? predicted : run).points.push_back(p);
+    }
+    IngestBatch& measured = batch_of(run);
+    measured.evaluations.insert(measured.evaluations.end(), bundle.evaluations.begin(), bundle.evaluations.end());
   }
   return out;
 }

@@ -12,7 +12,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A receipt's bundle, read again: its points by key, or why it cannot be used.
+// A point's place in its bundle: its kind and natural key (a run's folder may hold the prediction
+// of the very points it measured).
+std::string BundleIndex(const Point& p) {
+  return std::string(p.provenance.kind == PointKind::kPredicted ? "predicted " : "measured ") + p.key.Canonical();
+}
+
+// A receipt's bundle, read again: its points by kind and key, or why it cannot be used.
 struct ArchivedBundle {
   std::map<std::string, Point> points;
   std::vector<std::string> problems;
@@ -32,7 +38,7 @@ ArchivedBundle LoadArchived(const std::string& archive, const std::string& recei
       loaded.problems.push_back("the archive's " + dir + " holds receipt " + bundle.receipt_id + ", not " + receipt_id);
       return loaded;
     }
-    for (Point& p : bundle.points) loaded.points.emplace(p.key.Canonical(), std::move(p));
+    for (Point& p : bundle.points) loaded.points.emplace(BundleIndex(p), std::move(p));
   } catch (const InputError& e) {
     for (const Diagnostic& d : e.diagnostics())
       loaded.problems.push_back("its bundle fails verification: " + d.ToString());
@@ -66,7 +72,7 @@ VerifyReport VerifyStore(ResultStore& store, const VerifyOptions& options) {
       PointMismatch mismatch{stored.id, run.info.run_key, stored.key.Canonical(), stored.receipt_id,
                              it->second.problems};
       if (mismatch.reasons.empty()) {
-        const auto found = it->second.points.find(mismatch.key);
+        const auto found = it->second.points.find(BundleIndex(stored));
         if (found == it->second.points.end()) {
           mismatch.reasons.push_back("its bundle holds no point with this key");
         } else {
