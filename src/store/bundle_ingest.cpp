@@ -1,5 +1,6 @@
 #include "store/bundle_ingest.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -83,13 +84,14 @@ BundleBatches ReadBundleBatches(const std::vector<std::string>& bundle_dirs, con
     const RunInfo run = RunOfBundle(bundle, base);
     // A run's folder may hold its prediction beside its measurement (`predict` then `sweep`, as the
     // demo runs them): the predicted points share the measured ones' natural keys, so they go to a
-    // run of their own, as `predict` and `sweep` store them.
+    // run of their own, as `predict` and `sweep` store them. A bundle of one kind stays in one run.
+    const auto is_predicted = [](const Point& p) { return p.provenance.kind == PointKind::kPredicted; };
+    const bool both = std::any_of(bundle.points.begin(), bundle.points.end(), is_predicted) &&
+                      !std::all_of(bundle.points.begin(), bundle.points.end(), is_predicted);
     RunInfo predicted = run;
     predicted.run_key += ":predicted";
     predicted.label = (run.label.empty() ? run.run_key : run.label) + " (predicted)";
-    for (const Point& p : bundle.points) {
-      batch_of(p.provenance.kind == PointKind::kPredicted ? predicted : run).points.push_back(p);
-    }
+    for (const Point& p : bundle.points) batch_of(both && is_predicted(p) ? predicted : run).points.push_back(p);
     IngestBatch& measured = batch_of(run);
     measured.evaluations.insert(measured.evaluations.end(), bundle.evaluations.begin(), bundle.evaluations.end());
   }
