@@ -12,12 +12,12 @@
 // Skips (exit 77) when Chromium or tools/dashboard/node_modules is missing.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { startDashboard } from './dashboard_server.mjs';
 import { AGENTIC_USERS, buildStore, EVALUATIONS, INVALID_REASONS, PREDICTION_BAND, REPEAT_SPREAD } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -48,25 +48,6 @@ let page;
 
 /// Starts `infermark dashboard` (with `extra` flags) on a free port; resolves with the process and
 /// the address it prints.
-function startServer(db, extra = []) {
-  return new Promise((resolve, reject) => {
-    const mock = process.env.INFERMARK_DASHBOARD_MOCK === '1';
-    const proc = mock ? spawn(process.execPath, [path.join(here, 'mock_server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] })
-      : spawn(binary, ['dashboard', '--db', `sqlite:${db}`, '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the dashboard printed no address in 20 s: ${out}`)), 20000);
-    proc.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/http:\/\/[\w.:[\]-]+\//);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[0] });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`the dashboard exited (${code}) before serving: ${out}`)));
-  });
-}
-
 async function idle() {
   await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 15000 });
 }
@@ -139,7 +120,7 @@ before(async () => {
   const db = path.join(work, 'store.db');
   storePath = db;
   if (process.env.INFERMARK_DASHBOARD_MOCK !== '1') buildStore(binary, path.join(work, 'records'), db);
-  ({ proc: server, url: baseUrl } = await startServer(db));
+  ({ proc: server, url: baseUrl } = await startDashboard(binary, db));
   browser = await puppeteer.launch({ executablePath: chromium, headless: true,
     args: ['--no-sandbox', '--disable-gpu', `--user-data-dir=${path.join(work, 'profile')}`] });
   page = await browser.newPage();
@@ -486,7 +467,7 @@ test('accuracy: evaluations with score, error bar, threshold and verdict; not-ru
 
 test('token: the page passes its address\'s token to the API; without it the API\'s refusal is shown', async () => {
   if (process.env.INFERMARK_DASHBOARD_MOCK === '1') return;
-  const { proc, url } = await startServer(storePath, ['--token', 's3cret']);
+  const { proc, url } = await startDashboard(binary, storePath, ['--token', 's3cret']);
   try {
     await page.goto(`${url}?token=s3cret`);
     await idle();

@@ -10,12 +10,12 @@
 // Skips (exit 77) when Chromium or tools/dashboard/node_modules is missing.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { startDashboard } from './dashboard_server.mjs';
 import { AT, buildDetailStore, CONCS, HOST_ERROR, stem } from '../api/detail_fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -43,23 +43,6 @@ let browser;
 let page;
 let points;
 
-function startServer(db) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(binary, ['dashboard', '--db', `sqlite:${db}`, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the dashboard printed no address in 20 s: ${out}`)), 20000);
-    proc.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/http:\/\/[\w.:[\]-]+\//);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[0] });
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`the dashboard exited (${code}) before serving: ${out}`)));
-  });
-}
-
 async function idle() {
   await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 20000 });
 }
@@ -86,7 +69,7 @@ before(async () => {
   fs.mkdirSync(screens, { recursive: true });
   const db = path.join(work, 'store.db');
   buildDetailStore(binary, work, db);
-  ({ proc: server, url: baseUrl } = await startServer(db));
+  ({ proc: server, url: baseUrl } = await startDashboard(binary, db));
   points = (await (await fetch(`${baseUrl}api/v1/points`)).json()).points;
   browser = await puppeteer.launch({ executablePath: chromium, headless: true,
     args: ['--no-sandbox', '--disable-gpu', `--user-data-dir=${path.join(work, 'profile')}`] });
