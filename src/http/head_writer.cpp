@@ -36,6 +36,7 @@ void AppendResponseHead(std::string& out, int status, std::string_view content_t
       out.append("Transfer-Encoding: chunked\r\n");
       break;
     case BodyFraming::kUntilClose:
+    case BodyFraming::kNone:
       break;
   }
   if (!keep_alive) {

@@ -45,9 +45,12 @@ void OutputChannel::SealChunkLocked() {
 bool OutputChannel::Respond(std::uint64_t exchange, const Response& response) {
   std::lock_guard lock(mutex_);
   if (!CurrentLocked(exchange) || state_ != State::kAwaiting) return false;
-  AppendResponseHead(out_, response.status, response.content_type, response.headers, BodyFraming::kContentLength,
-                     response.body.size(), keep_alive_, http10_);
-  out_.append(response.body);
+  // 1xx, 204 and 304 carry no body (RFC 9110 §6.4.1): neither a length nor the bytes handed in.
+  const bool bodiless = response.status < 200 || response.status == 204 || response.status == 304;
+  AppendResponseHead(out_, response.status, response.content_type, response.headers,
+                     bodiless ? BodyFraming::kNone : BodyFraming::kContentLength, response.body.size(), keep_alive_,
+                     http10_);
+  if (!bodiless) out_.append(response.body);
   state_ = State::kComplete;
   complete_unreported_ = true;
   on_close_ = nullptr;

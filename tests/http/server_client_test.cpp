@@ -44,6 +44,13 @@ class ServerClientTest : public testing::Test {
         r.Respond(200, "text/plain", "from another thread");
       }).detach();
     });
+    server_.Route("GET", "/unchanged", [](Request&, Responder responder) {
+      Response response;
+      response.status = 304;
+      response.body = "bytes a 304 must not carry";
+      response.headers.push_back({"ETag", "\"t1\""});
+      responder.Respond(response);
+    });
     server_.Route("GET", "/forgotten", [](Request&, Responder) {});
     server_.Route("GET", "/throws", [](Request&, Responder) { throw std::runtime_error("bug"); });
     server_.Start();
@@ -129,6 +136,22 @@ TEST_F(ServerClientTest, ServesHttp10AndConnectionClose) {
   fd = test::ConnectLoopback(server_.port());
   ASSERT_TRUE(test::SendAll(fd.get(), "GET /later HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
   EXPECT_NE(test::ReadUntil(fd.get(), std::chrono::seconds(5)).find("from another thread"), std::string::npos);
+}
+
+TEST_F(ServerClientTest, A304CarriesNeitherLengthNorBodyAndTheConnectionGoesOn) {
+  test::Fd fd = test::ConnectLoopback(server_.port());
+  ASSERT_TRUE(test::SendAll(fd.get(), "GET /unchanged HTTP/1.1\r\nHost: x\r\n\r\n"
+                                      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nafter"));
+  const std::string reply = test::ReadUntil(fd.get(), std::chrono::seconds(5), [](const std::string& r) {
+    return r.find("POST /echo after -") != std::string::npos;
+  });
+  ASSERT_EQ(reply.rfind("HTTP/1.1 304 Not Modified\r\n", 0), 0u) << reply;
+  const std::string head = reply.substr(0, reply.find("\r\n\r\n"));
+  EXPECT_EQ(head.find("Content-Length"), std::string::npos) << head;
+  EXPECT_NE(head.find("ETag: \"t1\""), std::string::npos) << head;
+  // The next bytes are the next response's: nothing of the handler's body went out.
+  EXPECT_EQ(reply.find("must not carry"), std::string::npos) << reply;
+  EXPECT_EQ(reply.find("HTTP/1.1 200 OK\r\n"), head.size() + 4) << reply;
 }
 
 TEST_F(ServerClientTest, AnswersPipelinedRequestsInOrder) {

@@ -15,6 +15,7 @@ enum class BodyFraming {
   kContentLength,  ///< Content-Length: n.
   kChunked,        ///< Transfer-Encoding: chunked.
   kUntilClose,     ///< No length: the body ends when the connection closes (HTTP/1.0 streams).
+  kNone,           ///< No body by rule (1xx, 204, 304): no framing field at all.
 };
 
 /// Appends "HTTP/1.1 <status> <reason>", Content-Type (unless empty), the framing field, the
