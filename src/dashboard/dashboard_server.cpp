@@ -2,12 +2,14 @@
 
 #include <condition_variable>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <tuple>
 #include <vector>
 
 #include "core/diagnostic.hpp"
+#include "core/sha256.hpp"
 #include "dashboard/api.hpp"
 #include "dashboard/assets.hpp"
 #include "dashboard/pages.hpp"
@@ -29,6 +31,45 @@ bool SameSecret(std::string_view a, std::string_view b) {
     diff = static_cast<unsigned char>(diff | (a[i] ^ (i < b.size() ? b[i] : 0)));
   }
   return diff == 0;
+}
+
+// An embedded file's entity tag: a hash of its bytes, so a browser keeps its copy (and the code
+// compiled from it) until the binary's files change. Embedded bodies live as long as the process.
+const std::string& EntityTag(std::string_view body) {
+  static std::mutex mutex;
+  static std::map<std::pair<const char*, std::size_t>, std::string> tags;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::string& tag = tags[{body.data(), body.size()}];
+  if (tag.empty()) tag = "\"" + Sha256Hex(body).substr(0, 32) + "\"";
+  return tag;
+}
+
+// Whether an If-None-Match field (`*`, or a list of tags, weak or strong) names `tag`.
+bool NamesTag(std::string_view field, std::string_view tag) {
+  while (!field.empty()) {
+    const std::size_t comma = field.find(',');
+    std::string_view item = field.substr(0, comma);
+    field = comma == std::string_view::npos ? std::string_view() : field.substr(comma + 1);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (StartsWith(item, "W/")) item.remove_prefix(2);
+    if (item == "*" || item == tag) return true;
+  }
+  return false;
+}
+
+// An embedded file (page or asset): cached by the browser and revalidated by its tag (304 when
+// the browser holds these bytes). The API's replies stay `no-store`.
+void ServeFile(const http::Request& request, const Asset& file, http::Response& response) {
+  const std::string& tag = EntityTag(file.body);
+  response.headers = {{"Cache-Control", "no-cache"}, {"ETag", tag}};
+  if (const auto known = request.FindHeader("If-None-Match"); known && NamesTag(*known, tag)) {
+    response.status = 304;
+    response.content_type.clear();
+    return;
+  }
+  response.content_type = std::string(file.content_type);
+  response.body = std::string(file.body);
 }
 
 }  // namespace
@@ -72,13 +113,10 @@ struct DashboardServer::Impl {
       response.content_type = "text/plain; charset=utf-8";
       response.body = "ok";
     } else if (path == "/" || path == "/index.html") {
-      const Asset page = IndexPage();
-      response.content_type = std::string(page.content_type);
-      response.body = std::string(page.body);
+      ServeFile(request, IndexPage(), response);
     } else if (const std::optional<Asset> page = PageAsset(path)) {
       // A point's page, the reliability view and an attempt's page: the page reads its id from the address.
-      response.content_type = std::string(page->content_type);
-      response.body = std::string(page->body);
+      ServeFile(request, *page, response);
     } else if (path == "/api/openapi.json") {
       // The API's description holds no data: like the page, it needs no token.
       const ApiReply r = OpenApiReply();
@@ -87,8 +125,7 @@ struct DashboardServer::Impl {
       response.body = r.body;
     } else if (StartsWith(path, "/assets/")) {
       if (const std::optional<Asset> asset = FindAsset(path.substr(8))) {
-        response.content_type = std::string(asset->content_type);
-        response.body = std::string(asset->body);
+        ServeFile(request, *asset, response);
       } else {
         const ApiReply r = ErrorReply(404, "", "no asset " + std::string(path));
         response.status = r.status;

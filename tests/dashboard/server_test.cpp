@@ -95,6 +95,36 @@ TEST_F(ServerTest, ServesPageAssetsHealthAndApi) {
   server.Stop();
 }
 
+TEST_F(ServerTest, FilesAreRevalidatedByTheirTagAndTheApiIsNeverKept) {
+  test::FillStore(path_);
+  DashboardServer server({"sqlite:" + path_, "127.0.0.1", 0, "", std::chrono::milliseconds(60'000), ""});
+  server.Start();
+  const http::FetchResult first = Fetch(server.port(), "/assets/chart.umd.min.js");
+  EXPECT_EQ(Header(first, "Cache-Control"), "no-cache");
+  const std::string tag = Header(first, "ETag");
+  ASSERT_EQ(tag.size(), 34u) << tag;  // a quoted content hash
+  // The browser's copy is current: 304 and no body.
+  const http::FetchResult same = Fetch(server.port(), "/assets/chart.umd.min.js", {{"If-None-Match", "W/" + tag}});
+  EXPECT_EQ(same.head.status, 304);
+  EXPECT_TRUE(same.body.empty());
+  EXPECT_EQ(Header(same, "ETag"), tag);
+  EXPECT_EQ(Fetch(server.port(), "/assets/chart.umd.min.js", {{"If-None-Match", "\"old\", " + tag}}).head.status, 304);
+  // Another file's tag, or a stale one: the whole file again.
+  const std::string app_tag = Header(Fetch(server.port(), "/assets/app.js"), "ETag");
+  EXPECT_NE(app_tag, tag);
+  const http::FetchResult other = Fetch(server.port(), "/assets/chart.umd.min.js", {{"If-None-Match", app_tag}});
+  EXPECT_EQ(other.head.status, 200);
+  EXPECT_EQ(other.body, std::string(FindAsset("chart.umd.min.js")->body));
+  const http::FetchResult point_page = Fetch(server.port(), "/point/1");
+  EXPECT_EQ(Fetch(server.port(), "/point/2", {{"If-None-Match", Header(point_page, "ETag")}}).head.status, 304);
+  // Data is never kept: every API reply is fetched anew.
+  const http::FetchResult meta = Fetch(server.port(), "/api/v1/meta", {{"If-None-Match", "*"}});
+  EXPECT_EQ(meta.head.status, 200);
+  EXPECT_EQ(Header(meta, "Cache-Control"), "no-store");
+  EXPECT_EQ(Header(meta, "ETag"), "");
+  server.Stop();
+}
+
 TEST_F(ServerTest, TokenGuardsTheApi) {
   test::FillStore(path_);
   DashboardServer server({path_, "127.0.0.1", 0, "s3cret/+x", std::chrono::milliseconds(60'000), ""});
