@@ -187,6 +187,22 @@ long long PointsLimit(const Query& query) {
   return n;
 }
 
+// The fields whose series `fields=` asks for (every field's when absent); each must be a GpuField key.
+std::set<std::string> TelemetryFields(const Query& query) {
+  std::set<std::string> wanted;
+  for (const std::string& key : query.List("fields")) {
+    const bool known = std::any_of(std::begin(results::kGpuFields), std::end(results::kGpuFields),
+                                   [&](const results::GpuField& f) { return key == f.key; });
+    if (!known) {
+      std::string names;
+      for (const results::GpuField& f : results::kGpuFields) names += (names.empty() ? "" : ", ") + std::string(f.key);
+      throw QueryError("fields", "no telemetry field '" + key + "' (known: " + names + ")");
+    }
+    wanted.insert(key);
+  }
+  return wanted;
+}
+
 }  // namespace
 
 ApiReply PointPage(const Snapshot& snapshot, const ApiSources& sources, std::int64_t id, const Query& query) {
@@ -269,8 +285,9 @@ ApiReply PointPage(const Snapshot& snapshot, const ApiSources& sources, std::int
 }
 
 ApiReply PointTelemetry(const Snapshot& snapshot, const ApiSources& sources, std::int64_t id, const Query& query) {
-  query.RequireKnown({"token", "points"});
+  query.RequireKnown({"token", "points", "fields"});
   const long long most = PointsLimit(query);
+  const std::set<std::string> wanted = TelemetryFields(query);
   const DashboardPoint* d = snapshot.FindPoint(id);
   if (d == nullptr || !sources.with_store) return ErrorReply(404, "", "no point " + std::to_string(id));
   results::PointDetails details;
@@ -298,9 +315,11 @@ ApiReply PointTelemetry(const Snapshot& snapshot, const ApiSources& sources, std
     Json values = Json::object();
     Json stats = Json::object();
     for (const auto& [key, series] : s.fields) {
-      Json list = Json::array();
-      for (std::size_t i = 0; i < n; i += step) list.push_back(series[i] ? Json(*series[i]) : Json(nullptr));
-      values[key] = std::move(list);
+      if (wanted.empty() || wanted.count(key)) {
+        Json list = Json::array();
+        for (std::size_t i = 0; i < n; i += step) list.push_back(series[i] ? Json(*series[i]) : Json(nullptr));
+        values[key] = std::move(list);
+      }
       std::vector<double> all;
       all.reserve(series.size());
       for (const auto& v : series) {

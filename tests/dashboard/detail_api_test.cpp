@@ -359,6 +359,14 @@ TEST_P(DetailApi, TelemetryGivesEachGpusSeriesWithNumpyStatistics) {
   EXPECT_EQ(thin["gpus"][0]["t_s"].size(), 2u);
   EXPECT_EQ(thin["gpus"][0]["stats"]["power_w"]["n"], 5);
   EXPECT_EQ(Get(path, "points=1", 400)["error"]["field"], "points");
+  // One field's series asked for: only its values come, every field's statistics still do.
+  const Json one = Get(path, "fields=temperature_c");
+  EXPECT_TRUE(one["gpus"][0]["values"].empty()) << one["gpus"][0]["values"].dump();  // this row sampled power only
+  EXPECT_EQ(one["gpus"][0]["stats"]["power_w"]["n"], 5);
+  EXPECT_EQ(Get(path, "fields=power_w")["gpus"][1]["values"]["power_w"].size(), 5u);
+  const Json bad = Get(path, "fields=power_w,watts", 400);
+  EXPECT_EQ(bad["error"]["field"], "fields");
+  EXPECT_NE(bad["error"]["message"].get<std::string>().find("'watts'"), std::string::npos) << bad.dump();
 }
 
 TEST_P(DetailApi, EvaluationSamplesArePagedWithAWrongOnlyFilter) {

@@ -140,8 +140,9 @@ TEST_F(ServerClientTest, ServesHttp10AndConnectionClose) {
 
 TEST_F(ServerClientTest, A304CarriesNeitherLengthNorBodyAndTheConnectionGoesOn) {
   test::Fd fd = test::ConnectLoopback(server_.port());
-  ASSERT_TRUE(test::SendAll(fd.get(), "GET /unchanged HTTP/1.1\r\nHost: x\r\n\r\n"
-                                      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nafter"));
+  ASSERT_TRUE(test::SendAll(fd.get(),
+                            "GET /unchanged HTTP/1.1\r\nHost: x\r\n\r\n"
+                            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nafter"));
   const std::string reply = test::ReadUntil(fd.get(), std::chrono::seconds(5), [](const std::string& r) {
     return r.find("POST /echo after -") != std::string::npos;
   });
