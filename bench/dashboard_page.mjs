@@ -6,11 +6,18 @@
 // With --db, an existing store instead (bench/dashboard_store writes one of 100,000 points): the main
 // view as it opens (the first model and sequence), and with --point the page of the heaviest point
 // with details (its timeline's requests and its telemetry's samples): the time to its
-// `infermark-point-ready` mark (page, timeline and telemetry received and drawn). Targets at 100,000
-// points: main view <= 1 s, point page <= 300 ms.
+// `infermark-point-ready` mark (every reply received and read, every table written, and each chart
+// in or within 200 px of the 1400x1000 window drawn), the wall time until the page said it was idle,
+// and then what drawing the charts still below the window costs (the page draws each as it is
+// scrolled near). Targets at 100,000 points: main view <= 1 s, point page <= 300 ms.
+//
+// Each load is cold by default: a fresh browser context with its cache off, as on a first visit.
+// With --warm the pages' files are in the browser's cache (as when a point's page is opened from the
+// main view; the server has the browser revalidate them, 304): one load primes the cache, then every
+// measured load opens a new tab of that context. The data is fetched anew either way.
 //
 // Usage: node bench/dashboard_page.mjs [--binary build/src/cli/infermark] [--points 5000] [--runs 7]
-//        [--db STORE] [--point] [--screenshot PATH] (the last load's page as a PNG)
+//        [--db STORE] [--point] [--warm] [--screenshot PATH] (the last load's page as a PNG)
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,6 +35,7 @@ const { values: opt } = parseArgs({ options: {
   screenshot: { type: 'string' },
   db: { type: 'string' },
   point: { type: 'boolean', default: false },
+  warm: { type: 'boolean', default: false },
 } });
 const total = Number(opt.points);
 const { default: puppeteer } = await import(
@@ -99,20 +107,32 @@ let pointUrl = null;
 let pointSize = '';
 try {
   if (opt.point) ({ url: pointUrl, size: pointSize } = await heaviestPoint());
+  const warmContext = opt.warm ? await browser.createBrowserContext() : null;
+  if (warmContext) {
+    const page = await warmContext.newPage();
+    await page.goto(pointUrl || url);
+    await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 60000, polling: 10 });
+    await page.close();
+  }
   for (let i = 0; i < Number(opt.runs); i++) {
-    const context = await browser.createBrowserContext();
+    const context = warmContext || await browser.createBrowserContext();
     const page = await context.newPage();
     await page.setViewport({ width: 1400, height: 1000 });
-    await page.setCacheEnabled(false);
+    await page.setCacheEnabled(Boolean(warmContext));
     t = performance.now();
     await page.goto(pointUrl || url);
     await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 60000, polling: 10 });
     const wall = performance.now() - t;
     rows.push(await page.evaluate((w, isPoint) => (isPoint ? {
       points: window.infermark.drawn.timelineRows,
-      firstData: null,
       firstChart: window.infermark.readyMs,
       idle: w,
+      // The charts still below the window, drawn at once (what scrolling down costs, in all).
+      rest: (() => {
+        const t0 = performance.now();
+        window.infermark.drawAll();
+        return performance.now() - t0;
+      })(),
     } : {
       points: window.infermark.chart('intvty').data.datasets.filter((d) => d.type !== 'line')
         .reduce((n, d) => n + d.data.length, 0),
@@ -121,7 +141,8 @@ try {
       idle: w,
     }), wall, Boolean(pointUrl)));
     if (opt.screenshot && i + 1 === Number(opt.runs)) await page.screenshot({ path: opt.screenshot, fullPage: true });
-    await context.close();
+    if (warmContext) await page.close();
+    else await context.close();
   }
 } finally {
   await browser.close();
@@ -130,16 +151,23 @@ try {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(opt.db ? `dashboard page on ${opt.db} (snapshot loaded in ${startS.toFixed(1)} s), Chromium headless`
-  : `dashboard page, ${total} points in the store (ingested in ${ingestS.toFixed(1)} s), Chromium headless`);
+const cache = opt.warm ? 'files in the browser cache (revalidated)' : 'cold loads (browser cache off)';
+console.log(opt.db ? `dashboard page on ${opt.db} (snapshot loaded in ${startS.toFixed(1)} s), Chromium headless, ${cache}`
+  : `dashboard page, ${total} points in the store (ingested in ${ingestS.toFixed(1)} s), Chromium headless, ${cache}`);
 if (pointUrl) {
   console.log(pointSize);
-  console.log('load | requests drawn | – | point ready (ms) | all drawn (ms)');
+  console.log('load | requests drawn | point ready (ms) | page idle, wall (ms) | charts below the window drawn (ms)');
+  console.log('-----|----------------|------------------|----------------------|-----------------------------------');
 } else {
   console.log('load | points drawn | data received (ms) | first chart render (ms) | all views drawn (ms)');
+  console.log('-----|--------------|--------------------|-------------------------|---------------------');
 }
-console.log('-----|--------------|--------------------|-------------------------|---------------------');
 const cell = (v, w) => (typeof v === 'number' ? v.toFixed(0) : '–').padStart(w);
-rows.forEach((r, i) => console.log(`${String(i + 1).padStart(4)} | ${String(r.points).padStart(12)} | ${cell(r.firstData, 18)} | ${cell(r.firstChart, 23)} | ${cell(r.idle, 20)}`));
-console.log(pointUrl ? `median point page ready: ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 300 ms)`
+rows.forEach((r, i) => console.log(pointUrl
+  ? `${String(i + 1).padStart(4)} | ${String(r.points).padStart(14)} | ${cell(r.firstChart, 16)} | ${cell(r.idle, 20)} | ${cell(r.rest, 34)}`
+  : `${String(i + 1).padStart(4)} | ${String(r.points).padStart(12)} | ${cell(r.firstData, 18)} | ${cell(r.firstChart, 23)} | ${cell(r.idle, 20)}`));
+const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.9) - 1];
+console.log(pointUrl
+  ? `point page ready: median ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms, p90 ${p90(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 300 ms); `
+    + `charts below the window: median ${median(rows.map((r) => r.rest)).toFixed(0)} ms more`
   : `median first chart render: ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 1000 ms)`);

@@ -42,7 +42,7 @@ export async function renderSamples(state, evaluations, onChange) {
   box.hidden = false;
   document.getElementById('samples-title').textContent =
     `Samples of ${e ? `${e.task} (${e.verdict}, conc ${e.conc}, run ${e.run_label})` : `evaluation ${state.samples}`}: `
-    + `${body.wrong} of ${body.total} answered wrong`;
+    + `${body.total ? `${body.wrong} of ${body.total} answered wrong` : 'none kept'}`;
   const wrong = document.getElementById('samples-wrong');
   wrong.checked = state.wrong;
   const text = document.getElementById('samples-text');
@@ -58,7 +58,9 @@ export async function renderSamples(state, evaluations, onChange) {
     + `<td class="num">${s.doc_id}</td><td>${folded(s.question, 'question')}</td>`
     + `<td>${folded(s.error ? `${s.response}\n[request failed: ${s.error}]` : s.response, 'response')}</td>`
     + `<td class="answer">${esc(s.strict_answer)}</td><td class="answer">${esc(s.flexible_answer)}</td>`
-    + `<td class="answer" title="${esc(s.target)}">${esc(answerOf(s.target))}</td><td>${mark(s.correct)}</td></tr>`).join('');
+    + `<td class="answer" title="${esc(s.target)}">${esc(answerOf(s.target))}</td><td>${mark(s.correct)}</td></tr>`).join('')
+    || `<tr><td colspan="7" class="muted">${esc(body.total ? 'No document matches these filters.'
+      : `This evaluation kept no samples${e && e.reasons && e.reasons.length ? `: ${e.reasons.join('; ')}` : ''}.`)}</td></tr>`;
   document.getElementById('samples-table').innerHTML = `${head}<tbody>${rows}</tbody>`;
   if (!box.dataset.wired) {
     box.dataset.wired = '1';

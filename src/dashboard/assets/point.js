@@ -4,9 +4,9 @@
 // row's attempts and the ends of its logs. The page's controls (telemetry field, open samples and
 // their filters) live in the address.
 
-import { readJson, readJsonIfAny, setToken } from './api.js';
+import { getJson, readJson, readJsonIfAny, setToken } from './api.js';
 import { esc, num, withUnit } from './format.js';
-import { drawHistograms, drawSessions, drawTelemetry, drawTimeline, pointCharts } from './point_charts.js';
+import { drawHistograms, drawInFlight, drawSessions, drawTelemetry, drawTimeline, pointCharts } from './point_charts.js';
 import { renderSamples } from './eval_samples.js';
 
 performance.mark('infermark-point-start');
@@ -26,9 +26,49 @@ setToken(state.token);
 /// What the browser tests and the page benchmark read.
 const hooks = {
   state, idle: false, page: null, timeline: null, telemetry: null, samples: null, charts: pointCharts,
-  drawn: { timelineRows: 0, histograms: null, telemetryPoints: 0, sessions: false }, errors: [], readyMs: null,
+  drawn: { timelineRows: 0, histograms: null, telemetryPoints: 0, sessions: false, inFlight: false }, errors: [],
+  readyMs: null, pending: () => [...pending.values()].map((c) => c.name), drawAll,
 };
 window.infermark = hooks;
+
+// Charts below the window wait until they come within NEAR_PX of it (a page of several screens
+// need not draw what nobody scrolls to): canvas -> {name, draw}. drawAll() draws them at once
+// (before printing).
+const NEAR_PX = 200;
+const pending = new Map();
+const nearView = new IntersectionObserver((entries) => {
+  for (const e of entries) if (e.isIntersecting) drawNow(e.target);
+}, { rootMargin: `${NEAR_PX}px 0px` });
+
+// The waiting draw of `canvas`, no longer waiting (null when none was).
+function takePending(canvas) {
+  const chart = pending.get(canvas);
+  if (!chart) return null;
+  pending.delete(canvas);
+  nearView.unobserve(canvas);
+  return chart;
+}
+
+function drawNow(canvas) {
+  const chart = takePending(canvas);
+  if (chart) chart.draw();
+}
+
+function drawAll() {
+  for (const canvas of [...pending.keys()]) drawNow(canvas);
+}
+window.addEventListener('beforeprint', drawAll);
+
+// Draws chart `name` now when its canvas is in or near the window (`inView`), else once it comes near.
+function drawWhenSeen(name, draw, inView) {
+  const canvas = document.getElementById(`chart-${name}`);
+  if (inView) {
+    draw();
+    return;
+  }
+  pending.set(canvas, { name, draw });
+  nearView.observe(canvas);
+}
 
 function setStatus(text, isError = false) {
   const el = document.getElementById('status');
@@ -162,14 +202,35 @@ async function showSamples(change) {
   hooks.idle = true;
 }
 
+// The telemetry fields whose series the page holds (a reply carries the series of the fields it
+// was asked for, and every field's statistics).
+const seriesHeld = new Set();
+
+/// Asks for field `field`'s series when the page lacks it and adds it to `body`.
+async function holdSeries(body, field) {
+  if (seriesHeld.has(field)) return;
+  const params = new URLSearchParams({ points: String(window.infermarkRequests.telemetrySamples), fields: field });
+  const more = await getJson(`points/${id}/telemetry`, params);
+  more.gpus.forEach((g, i) => {
+    if (body.gpus[i] && g.values[field]) body.gpus[i].values[field] = g.values[field];
+  });
+  seriesHeld.add(field);
+}
+
+// The field the telemetry chart shows: the address's, else the first the point has.
+function shownField(body) {
+  return body.fields.some((f) => f.key === state.field) || !body.fields.length ? state.field : body.fields[0].key;
+}
+
+// The telemetry's field choice, sample count and statistics table (the chart is drawn apart, after
+// every table of the page is written).
 function renderTelemetry(body) {
   const select = document.getElementById('telemetry-field');
-  if (!body.fields.some((f) => f.key === state.field) && body.fields.length) state.field = body.fields[0].key;
+  state.field = shownField(body);
   select.innerHTML = body.fields.map((f) => `<option value="${esc(f.key)}">${esc(f.label)} (${esc(f.unit)})</option>`).join('');
   select.value = state.field;
   document.getElementById('telemetry-count').textContent =
     `${body.gpus.length} GPU${body.gpus.length === 1 ? '' : 's'} · ${body.gpus.reduce((n, g) => n + g.samples, 0)} samples`;
-  hooks.drawn.telemetryPoints = drawTelemetry(body, state.field);
   const stats = ['min', 'max', 'mean', 'median', 'p95', 'p99', 'std'];
   const rows = [];
   for (const f of body.fields) {
@@ -184,11 +245,36 @@ function renderTelemetry(body) {
     + `<th class="num">n</th><th>Unit</th></tr></thead><tbody>${rows.join('')}</tbody>`;
   if (!select.dataset.wired) {
     select.dataset.wired = '1';
-    select.addEventListener('change', () => {
+    select.addEventListener('change', async () => {
       state.field = select.value;
       writeUrl();
-      hooks.drawn.telemetryPoints = drawTelemetry(body, state.field);
+      hooks.idle = false;
+      try {
+        await holdSeries(body, state.field);
+        takePending(document.getElementById('chart-telemetry'));
+        hooks.drawn.telemetryPoints = drawTelemetry(body, state.field);
+      } catch (e) {
+        setStatus(e.message, true);
+      }
+      hooks.idle = true;
     });
+  }
+}
+
+// The telemetry reply point.html asked for; an unknown field in the address (400 naming `fields`)
+// falls back to the first field's series.
+async function firstTelemetry(sent) {
+  try {
+    const body = await readJsonIfAny(`points/${id}/telemetry`, sent.telemetry);
+    seriesHeld.add(sent.field);
+    return body;
+  } catch (e) {
+    if (!/: 400 \(fields\)/.test(e.message)) throw e;
+    return getJson(`points/${id}/telemetry`, new URLSearchParams({ points: String(sent.telemetrySamples), fields: 'power_w' }))
+      .then((body) => {
+        seriesHeld.add('power_w');
+        return body;
+      });
   }
 }
 
@@ -212,7 +298,7 @@ async function boot() {
   // Sent by point.html as the page started (a 404 of the timeline or telemetry: none stored).
   const sent = window.infermarkRequests;
   const timeline = readJsonIfAny(`points/${id}/timeline`, sent.timeline);
-  const telemetry = readJsonIfAny(`points/${id}/telemetry`, sent.telemetry);
+  const telemetry = firstTelemetry(sent);
   let page;
   try {
     page = await readJson(`points/${id}`, sent.page);
@@ -239,40 +325,54 @@ async function boot() {
     document.getElementById('agentic').hidden = false;
     kv('agentic-table', Object.entries(page.agentic).map(([k, v]) => [k.replaceAll('_', ' '), esc(v === null ? '–' : typeof v === 'number' ? num(v) : v)]));
   }
-  await chartLibrary();
-  const jobs = [];
-  if (page.timeline_url) {
-    jobs.push(timeline.then((t) => {
-      hooks.timeline = t;
-      hooks.drawn.timelineRows = drawTimeline(t);
-      const drawnNote = hooks.drawn.timelineRows < t.shown ? `, ${hooks.drawn.timelineRows} drawn` : '';
-      document.getElementById('timeline-count').textContent = `${t.shown} of ${t.requests} requests`
-        + `${t.stride > 1 ? ` (every ${t.stride}th kept)` : ''}${drawnNote}${t.time_scale !== 1 ? ` · de-scaled ×${num(t.time_scale)}` : ''}`;
-      hooks.drawn.histograms = drawHistograms(t);
-      hooks.drawn.sessions = drawSessions(t.over_time);
-    }));
-  } else {
-    timeline.catch(() => null);
+  // Every reply first, then the tables they fill, then the charts in or near the window in the same
+  // task: the browser lays the page out and paints it once, not once per reply.
+  const none = Promise.resolve(null);
+  const [tl, tm, samples] = await Promise.allSettled([
+    page.timeline_url ? timeline : timeline.catch(() => null).then(() => null),
+    page.telemetry_url ? telemetry.then(async (t) => {
+      if (t) await holdSeries(t, shownField(t));
+      return t;
+    }) : telemetry.catch(() => null).then(() => null),
+    state.samples ? renderSamples(state, page.evaluations, (c) => showSamples(c)) : none,
+    chartLibrary(),
+  ]);
+  const failures = [tl, tm, samples].filter((r) => r.status === 'rejected').map((r) => r.reason.message);
+  const t = tl.status === 'fulfilled' ? tl.value : null;
+  const telemetryBody = tm.status === 'fulfilled' ? tm.value : null;
+  if (samples.status === 'fulfilled') hooks.samples = samples.value;
+  if (t) {
+    hooks.timeline = t;
+  } else if (!page.timeline_url) {
     document.getElementById('timeline-count').textContent = '(this point\'s row kept no request timeline)';
     document.getElementById('histograms').hidden = true;
   }
-  if (page.telemetry_url) {
-    jobs.push(telemetry.then((t) => {
-      hooks.telemetry = t;
-      renderTelemetry(t);
-    }));
-  } else {
-    telemetry.catch(() => null);
+  if (telemetryBody) {
+    hooks.telemetry = telemetryBody;
+    renderTelemetry(telemetryBody);
+  } else if (!page.telemetry_url) {
     document.getElementById('telemetry-count').textContent = '(no GPU telemetry was sampled for this row)';
     document.getElementById('telemetry-field').disabled = true;
   }
-  if (state.samples) jobs.push(renderSamples(state, page.evaluations, (c) => showSamples(c)).then((s) => { hooks.samples = s; }));
-  try {
-    await Promise.all(jobs);
-    setStatus('');
-  } catch (e) {
-    setStatus(e.message, true);
+  // Every chart's place is read before any is drawn (one layout), then each drawn now or when near.
+  const charts = [];
+  if (t) {
+    const rows = t.rows.filter((r) => r[t.columns.indexOf('sent_ms')] !== null).length;
+    document.getElementById('timeline-count').textContent = `${t.shown} of ${t.requests} requests`
+      + `${t.stride > 1 ? ` (every ${t.stride}th kept)` : ''}${rows < t.shown ? `, ${rows} drawn` : ''}`
+      + `${t.time_scale !== 1 ? ` · de-scaled ×${num(t.time_scale)}` : ''}`;
+    charts.push(['timeline', () => { hooks.drawn.timelineRows = drawTimeline(t); }]);
+    charts.push(['over-time', () => { hooks.drawn.inFlight = drawInFlight(t); }]);
+    charts.push(['ttft-hist', () => { hooks.drawn.histograms = drawHistograms(t); }]);
+    if (page.agentic) charts.push(['sessions', () => { hooks.drawn.sessions = drawSessions(t.over_time); }]);
   }
+  if (telemetryBody) charts.push(['telemetry', () => { hooks.drawn.telemetryPoints = drawTelemetry(telemetryBody, state.field); }]);
+  const inView = charts.map(([name]) => {
+    const box = document.getElementById(`chart-${name}`).getBoundingClientRect();
+    return box.top < window.innerHeight + NEAR_PX && box.bottom > -NEAR_PX;
+  });
+  charts.forEach(([name, draw], i) => drawWhenSeen(name, draw, inView[i]));
+  setStatus(failures.join('; '), failures.length > 0);
   performance.mark('infermark-point-ready');
   hooks.readyMs = performance.getEntriesByName('infermark-point-ready')[0].startTime;
   hooks.idle = true;

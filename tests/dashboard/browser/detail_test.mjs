@@ -47,7 +47,9 @@ async function idle() {
   await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 20000 });
 }
 
+// The whole page as a PNG (a point's page draws its charts still waiting below the window first).
 async function shot(name) {
+  await page.evaluate(() => window.infermark && window.infermark.drawAll && window.infermark.drawAll());
   await page.screenshot({ path: path.join(screens, name), fullPage: true });
 }
 
@@ -152,9 +154,20 @@ test('point page: verdict, host error per figure, timeline, histograms and telem
   assert.equal(figures.p99_itl_ms.cells[4], '7.20 %');
   assert.match(figures.p99_itl_ms.cells[5], /tail/);
   assert.match(await text('#host-error-note'), /client's own share/);
+  // The first screen's charts are drawn; those further down wait until they come near the window.
+  const near = await page.evaluate(() => ['timeline', 'over-time', 'ttft-hist', 'telemetry'].map((n) => [n,
+    document.getElementById(`chart-${n}`).getBoundingClientRect().top < window.innerHeight + 200]));
+  assert.deepEqual(await page.evaluate(() => window.infermark.pending()), near.filter(([, n]) => !n).map(([n]) => n));
+  assert.ok(!near.find(([n]) => n === 'telemetry')[1]);
+  assert.equal(await page.evaluate(() => window.infermark.drawn.telemetryPoints), 0);
+  for (const name of ['timeline', 'over-time', 'ttft-hist', 'telemetry']) {
+    await page.evaluate((n) => document.getElementById(`chart-${n}`).scrollIntoView(), name);
+    await page.waitForFunction((n) => !window.infermark.pending().includes(n), { timeout: 5000 }, name);
+  }
   // Timeline: each of the run's requests; histograms of every TTFT and ITL.
   const drawn = await page.evaluate(() => window.infermark.drawn);
   assert.equal(drawn.timelineRows, result.completed);
+  assert.equal(drawn.inFlight, true);
   assert.deepEqual(drawn.histograms, { ttft: result.completed, itl: 200 });
   assert.match(await text('#timeline-count'), new RegExp(`^${result.completed} of ${result.completed} requests`));
   const bars = await page.evaluate(() => Object.values(window.infermark.charts().timeline.$timeline).map((b) => b.length));
@@ -190,10 +203,20 @@ test('point page: verdict, host error per figure, timeline, histograms and telem
     ['power_w', 'temperature_c', 'sm_clock_mhz', 'memory_clock_mhz', 'gpu_util_pct', 'memory_util_pct']);
   await shot('point-page.png');
   // Another field, kept in the address.
+  // The page held the power series only: the temperature's comes when chosen.
+  assert.deepEqual(await page.evaluate(() => Object.keys(window.infermark.telemetry.gpus[0].values)), ['power_w']);
   await page.select('#telemetry-field', 'temperature_c');
+  await idle();
   const temperature = await page.evaluate(() => window.infermark.charts().telemetry.data.datasets[0].data.map((d) => d.y));
   assert.deepEqual(temperature, csvColumn(16, 3));
   assert.match(page.url(), /field=temperature_c/);
+  // A field the telemetry does not know, in the address: the first field, no error.
+  await page.goto(`${baseUrl}point/${p.id}?field=watts`);
+  await idle();
+  await page.evaluate(() => window.infermark.drawAll());
+  assert.deepEqual(await page.evaluate(() => window.infermark.errors), []);
+  assert.equal(await page.$eval('#telemetry-field', (e) => e.value), 'power_w');
+  assert.equal(await page.evaluate(() => window.infermark.drawn.telemetryPoints), power.length);
   // Its curve's other points, its row's attempts, its logs.
   assert.equal((await page.$$('#summary td.curve a')).length, CONCS.length - 1);
   assert.match(await text('#attempts-table'), /completed/);
@@ -237,6 +260,11 @@ test('evaluation samples: all of them, then the wrong answers only, then one fou
   const found = await rows('#samples-table');
   assert.equal(found.length, 1);
   assert.match(found[0][1], /Janet/);
+  // A text no document holds: said so, not an empty table.
+  await page.$eval('#samples-text', (e) => { e.value = 'no such words anywhere'; e.dispatchEvent(new Event('change')); });
+  await idle();
+  assert.deepEqual(await rows('#samples-table'), [['No document matches these filters.']]);
+  assert.equal(await text('#samples-range'), 'no documents match');
 });
 
 test('main view: the percentile control, TTFT as x, user costs and hollow points, in the address', async () => {
