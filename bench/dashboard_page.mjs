@@ -16,8 +16,13 @@
 // main view; the server has the browser revalidate them, 304): one load primes the cache, then every
 // measured load opens a new tab of that context. The data is fetched anew either way.
 //
+// With --against OTHER (another build of infermark, e.g. one of an earlier commit), a second server
+// of that build serves the same store and the loads alternate between the two (A B, B A, ...), so
+// both see the same machine; a table is printed for each. A build whose page draws every chart at
+// once reports no "below the window" column.
+//
 // Usage: node bench/dashboard_page.mjs [--binary build/src/cli/infermark] [--points 5000] [--runs 7]
-//        [--db STORE] [--point] [--warm] [--screenshot PATH] (the last load's page as a PNG)
+//        [--db STORE] [--point] [--warm] [--against BINARY] [--screenshot PATH] (the last load's page)
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +41,7 @@ const { values: opt } = parseArgs({ options: {
   db: { type: 'string' },
   point: { type: 'boolean', default: false },
   warm: { type: 'boolean', default: false },
+  against: { type: 'string' },
 } });
 const total = Number(opt.points);
 const { default: puppeteer } = await import(
@@ -64,9 +70,9 @@ function synthesize(count) {
   return runs;
 }
 
-function start(db) {
+function start(binary, db) {
   return new Promise((resolve, reject) => {
-    const server = spawn(opt.binary, ['dashboard', '--db', `sqlite:${db}`, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const server = spawn(binary, ['dashboard', '--db', `sqlite:${db}`, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     server.stdout.on('data', (c) => {
       out += c;
@@ -83,8 +89,9 @@ let t = performance.now();
 if (!opt.db) for (const run of synthesize(total)) ingestRun(opt.binary, path.join(work, 'records'), db, run);
 const ingestS = (performance.now() - t) / 1000;
 t = performance.now();
-const { server, url } = await start(db);
+const { server, url } = await start(opt.binary, db);
 const startS = (performance.now() - t) / 1000;
+const other = opt.against ? await start(opt.against, db) : null;
 // The point page: the point with details whose timeline and telemetry are the largest (the
 // last run's points, highest concurrency first).
 async function heaviestPoint() {
@@ -95,79 +102,93 @@ async function heaviestPoint() {
     const page = await (await fetch(`${url}api/v1/points/${p.id}`)).json();
     if (!page.timeline_url || !page.telemetry_url) continue;
     const tl = await (await fetch(`${url}api/v1/points/${p.id}/timeline`)).json();
-    return { url: `${url}point/${p.id}`, size: `point ${p.id} (${p.series}, conc ${p.conc}): ${tl.requests} requests, ${page.telemetry_gpus} GPUs` };
+    return { path: `point/${p.id}`, size: `point ${p.id} (${p.series}, conc ${p.conc}): ${tl.requests} requests, ${page.telemetry_gpus} GPUs` };
   }
   throw new Error('no point with a timeline and telemetry in the store');
 }
 
 const browser = await puppeteer.launch({ executablePath: process.env.INFERMARK_CHROMIUM || '/usr/bin/chromium',
   headless: true, args: ['--no-sandbox', '--disable-gpu', `--user-data-dir=${path.join(work, 'profile')}`] });
-const rows = [];
-let pointUrl = null;
+const targets = [{ name: opt.binary, url, rows: [] }];
+if (other) targets.push({ name: opt.against, url: other.url, rows: [] });
+let pagePath = '';
 let pointSize = '';
+
+// One load of `target`'s page in `context` (a fresh one unless warm): what it measured.
+async function load(target, context, warm, screenshot) {
+  const page = await context.newPage();
+  await page.setViewport({ width: 1400, height: 1000 });
+  await page.setCacheEnabled(warm);
+  t = performance.now();
+  await page.goto(`${target.url}${pagePath}`);
+  await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 60000, polling: 10 });
+  const wall = performance.now() - t;
+  const row = await page.evaluate((w, isPoint) => (isPoint ? {
+    points: window.infermark.drawn.timelineRows,
+    firstChart: window.infermark.readyMs,
+    idle: w,
+    // The charts still below the window, drawn at once (what scrolling down costs, in all).
+    rest: window.infermark.drawAll ? (() => {
+      const t0 = performance.now();
+      window.infermark.drawAll();
+      return performance.now() - t0;
+    })() : null,
+  } : {
+    points: window.infermark.chart('intvty').data.datasets.filter((d) => d.type !== 'line')
+      .reduce((n, d) => n + d.data.length, 0),
+    firstData: window.infermark.firstDataMs,
+    firstChart: window.infermark.firstChartMs,
+    idle: w,
+  }), wall, opt.point);
+  if (screenshot) await page.screenshot({ path: screenshot, fullPage: true });
+  await page.close();
+  return row;
+}
+
 try {
-  if (opt.point) ({ url: pointUrl, size: pointSize } = await heaviestPoint());
-  const warmContext = opt.warm ? await browser.createBrowserContext() : null;
-  if (warmContext) {
-    const page = await warmContext.newPage();
-    await page.goto(pointUrl || url);
-    await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 60000, polling: 10 });
-    await page.close();
+  if (opt.point) ({ path: pagePath, size: pointSize } = await heaviestPoint());
+  for (const target of targets) {
+    if (!opt.warm) continue;
+    target.context = await browser.createBrowserContext();
+    await load(target, target.context, true, null);  // primes the cache
   }
   for (let i = 0; i < Number(opt.runs); i++) {
-    const context = warmContext || await browser.createBrowserContext();
-    const page = await context.newPage();
-    await page.setViewport({ width: 1400, height: 1000 });
-    await page.setCacheEnabled(Boolean(warmContext));
-    t = performance.now();
-    await page.goto(pointUrl || url);
-    await page.waitForFunction(() => window.infermark && window.infermark.idle, { timeout: 60000, polling: 10 });
-    const wall = performance.now() - t;
-    rows.push(await page.evaluate((w, isPoint) => (isPoint ? {
-      points: window.infermark.drawn.timelineRows,
-      firstChart: window.infermark.readyMs,
-      idle: w,
-      // The charts still below the window, drawn at once (what scrolling down costs, in all).
-      rest: (() => {
-        const t0 = performance.now();
-        window.infermark.drawAll();
-        return performance.now() - t0;
-      })(),
-    } : {
-      points: window.infermark.chart('intvty').data.datasets.filter((d) => d.type !== 'line')
-        .reduce((n, d) => n + d.data.length, 0),
-      firstData: window.infermark.firstDataMs,
-      firstChart: window.infermark.firstChartMs,
-      idle: w,
-    }), wall, Boolean(pointUrl)));
-    if (opt.screenshot && i + 1 === Number(opt.runs)) await page.screenshot({ path: opt.screenshot, fullPage: true });
-    if (warmContext) await page.close();
-    else await context.close();
+    for (const target of i % 2 ? [...targets].reverse() : targets) {
+      const context = target.context || await browser.createBrowserContext();
+      const last = i + 1 === Number(opt.runs) && target === targets[0];
+      target.rows.push(await load(target, context, opt.warm, last ? opt.screenshot : null));
+      if (!target.context) await context.close();
+    }
   }
 } finally {
   await browser.close();
   server.kill();
+  if (other) other.server.kill();
   fs.rmSync(work, { recursive: true, force: true });
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.9) - 1];
+const cell = (v, w) => (typeof v === 'number' ? v.toFixed(0) : '–').padStart(w);
 const cache = opt.warm ? 'files in the browser cache (revalidated)' : 'cold loads (browser cache off)';
 console.log(opt.db ? `dashboard page on ${opt.db} (snapshot loaded in ${startS.toFixed(1)} s), Chromium headless, ${cache}`
   : `dashboard page, ${total} points in the store (ingested in ${ingestS.toFixed(1)} s), Chromium headless, ${cache}`);
-if (pointUrl) {
-  console.log(pointSize);
-  console.log('load | requests drawn | point ready (ms) | page idle, wall (ms) | charts below the window drawn (ms)');
-  console.log('-----|----------------|------------------|----------------------|-----------------------------------');
-} else {
-  console.log('load | points drawn | data received (ms) | first chart render (ms) | all views drawn (ms)');
-  console.log('-----|--------------|--------------------|-------------------------|---------------------');
+if (opt.point) console.log(pointSize);
+for (const { name, rows } of targets) {
+  if (targets.length > 1) console.log(`\n${name}${name === opt.against ? ' (--against)' : ''}:`);
+  if (opt.point) {
+    console.log('load | requests drawn | point ready (ms) | page idle, wall (ms) | charts below the window drawn (ms)');
+    console.log('-----|----------------|------------------|----------------------|-----------------------------------');
+  } else {
+    console.log('load | points drawn | data received (ms) | first chart render (ms) | all views drawn (ms)');
+    console.log('-----|--------------|--------------------|-------------------------|---------------------');
+  }
+  rows.forEach((r, i) => console.log(opt.point
+    ? `${String(i + 1).padStart(4)} | ${String(r.points).padStart(14)} | ${cell(r.firstChart, 16)} | ${cell(r.idle, 20)} | ${cell(r.rest, 34)}`
+    : `${String(i + 1).padStart(4)} | ${String(r.points).padStart(12)} | ${cell(r.firstData, 18)} | ${cell(r.firstChart, 23)} | ${cell(r.idle, 20)}`));
+  const rest = rows.map((r) => r.rest).filter((v) => v !== null);
+  console.log(opt.point
+    ? `point page ready: median ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms, p90 ${p90(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 300 ms)`
+      + `${rest.length ? `; charts below the window: median ${median(rest).toFixed(0)} ms more` : ''}`
+    : `median first chart render: ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 1000 ms)`);
 }
-const cell = (v, w) => (typeof v === 'number' ? v.toFixed(0) : '–').padStart(w);
-rows.forEach((r, i) => console.log(pointUrl
-  ? `${String(i + 1).padStart(4)} | ${String(r.points).padStart(14)} | ${cell(r.firstChart, 16)} | ${cell(r.idle, 20)} | ${cell(r.rest, 34)}`
-  : `${String(i + 1).padStart(4)} | ${String(r.points).padStart(12)} | ${cell(r.firstData, 18)} | ${cell(r.firstChart, 23)} | ${cell(r.idle, 20)}`));
-const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.9) - 1];
-console.log(pointUrl
-  ? `point page ready: median ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms, p90 ${p90(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 300 ms); `
-    + `charts below the window: median ${median(rows.map((r) => r.rest)).toFixed(0)} ms more`
-  : `median first chart render: ${median(rows.map((r) => r.firstChart)).toFixed(0)} ms (target <= 1000 ms)`);
