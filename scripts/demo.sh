@@ -27,6 +27,10 @@ TIME_SCALE="${TIME_SCALE:-10}"
 HOST_RETRIES="${HOST_RETRIES:-2}"
 PROMPTS_PER_CONC="${PROMPTS_PER_CONC:-2}"
 WARMUPS_PER_CONC="${WARMUPS_PER_CONC:-1}"
+# At least this many prompts per point: at concurrency 1, 2 x conc would make the median TTFT the
+# mean of two requests, one of them a prefix-cache hit whose modelled TTFT (under 1 ms at a time
+# scale of 10) is shorter than this host takes to read and parse its 8k-token request.
+MIN_PROMPTS="${MIN_PROMPTS:-10}"
 # The demo needs the binary alone: no tests, benchmarks or CUDA probe library; from scratch it is a
 # unity build (cmake/Unity.cmake).
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERMARK_TESTS=OFF -DINFERMARK_BENCH=OFF \
@@ -45,9 +49,9 @@ echo "== infermark matrix test-config --config-keys $KEY =="
 
 echo
 echo "== infermark predict --config-keys $KEY (virtual clock, the sweep's client) =="
-echo "   ($PROMPTS_PER_CONC x conc prompts, $WARMUPS_PER_CONC x conc warm-ups per point)"
+echo "   ($PROMPTS_PER_CONC x conc prompts, at least $MIN_PROMPTS, $WARMUPS_PER_CONC x conc warm-ups per point)"
 "$IM" predict --config-keys "$KEY" --format table --result-dir "$OUT" --database "$OUT/infermark.db" \
-  --prompts-per-conc "$PROMPTS_PER_CONC" --warmups-per-conc "$WARMUPS_PER_CONC"
+  --prompts-per-conc "$PROMPTS_PER_CONC" --min-prompts "$MIN_PROMPTS" --warmups-per-conc "$WARMUPS_PER_CONC"
 
 echo
 echo "== infermark predict --config-keys $KEY-agentic (agentic-coding rows: coding-agent sessions replayed"
@@ -59,9 +63,10 @@ echo
 # engine and the client.
 sync
 echo "== infermark sweep $KEY on the built-in engine modelling MI355X =="
-echo "   (time scale $TIME_SCALE, $PROMPTS_PER_CONC x conc prompts, $WARMUPS_PER_CONC x conc warm-ups per point)"
+echo "   (time scale $TIME_SCALE, $PROMPTS_PER_CONC x conc prompts, at least $MIN_PROMPTS, $WARMUPS_PER_CONC x conc warm-ups per point)"
 "$IM" sweep "$KEY" --result-dir "$OUT" --database "$OUT/infermark.db" --time-scale "$TIME_SCALE" \
-  --prompts-per-conc "$PROMPTS_PER_CONC" --warmups-per-conc "$WARMUPS_PER_CONC" --host-retries "$HOST_RETRIES" \
+  --prompts-per-conc "$PROMPTS_PER_CONC" --min-prompts "$MIN_PROMPTS" --warmups-per-conc "$WARMUPS_PER_CONC" \
+  --host-retries "$HOST_RETRIES" \
   --report "$OUT/sweep-report.html"
 
 echo

@@ -38,7 +38,8 @@ wait_for_server_ready() {
 
 # Runs infermark's load generator with the reference client's flags, as InferenceX recipes do:
 # 10 x CONC prompts and 2 x CONC warm-ups, unless the runner scales them down
-# (INFERMARK_PROMPTS_PER_CONC, INFERMARK_WARMUPS_PER_CONC; `infermark run --prompts-per-conc`).
+# (INFERMARK_PROMPTS_PER_CONC, INFERMARK_WARMUPS_PER_CONC; `infermark run --prompts-per-conc`), and
+# at least INFERMARK_MIN_PROMPTS prompts (`--min-prompts`; unset or 0: no floor).
 # An eval-only row (EVAL_ONLY=true) runs no throughput point: this returns at once, as
 # InferenceX's run_benchmark_serving does.
 run_benchmark_serving() {
@@ -46,9 +47,11 @@ run_benchmark_serving() {
     echo "launcher: EVAL_ONLY=true, no throughput point"
     return 0
   fi
+  local prompts=$((CONC * ${INFERMARK_PROMPTS_PER_CONC:-10}))
+  if [ "$prompts" -lt "${INFERMARK_MIN_PROMPTS:-0}" ]; then prompts=$INFERMARK_MIN_PROMPTS; fi
   "$INFERMARK" bench serve --model "$MODEL" --backend vllm --base-url "http://127.0.0.1:${PORT}" \
     --dataset-name random --random-input-len "$ISL" --random-output-len "$OSL" \
-    --random-range-ratio "$RANDOM_RANGE_RATIO" --num-prompts "$((CONC * ${INFERMARK_PROMPTS_PER_CONC:-10}))" \
+    --random-range-ratio "$RANDOM_RANGE_RATIO" --num-prompts "$prompts" \
     --max-concurrency "$CONC" --request-rate inf --ignore-eos --save-result \
     --num-warmups "$((CONC * ${INFERMARK_WARMUPS_PER_CONC:-2}))" --percentile-metrics 'ttft,tpot,itl,e2el' \
     --result-dir "$RESULT_DIR" --result-filename "${RESULT_FILENAME}.json" "$@"

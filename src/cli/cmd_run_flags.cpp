@@ -178,6 +178,8 @@ void AddSweepFlags(CLI::App* cmd, runner::SweepCommandOptions& o) {
                   "Agentic rows: seconds of each profiling phase instead of the row's DURATION (under 900: unsafe)");
   cmd->add_option("--prompts-per-conc", o.plan.prompts_per_conc, "Prompts per point = this x conc (InferenceX: 10)");
   cmd->add_option("--warmups-per-conc", o.plan.warmups_per_conc, "Warm-up requests = this x conc (InferenceX: 2)");
+  cmd->add_option("--min-prompts", o.plan.min_prompts, "A point sends at least this many prompts (default: no floor)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--max-host-error-percent", o.plan.max_host_error_percent,
                   "A point is INVALID when the host moved a headline figure by more than this % (default 1)")
       ->check(CLI::PositiveNumber);

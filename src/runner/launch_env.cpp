@@ -184,6 +184,7 @@ EnvList LaunchEnvironment(const Json& row, const LaunchContext& c) {
   if (!c.infermark.empty()) env.emplace_back("INFERMARK", c.infermark);
   env.emplace_back("INFERMARK_PROMPTS_PER_CONC", std::to_string(c.prompts_per_conc));
   env.emplace_back("INFERMARK_WARMUPS_PER_CONC", std::to_string(c.warmups_per_conc));
+  env.emplace_back("INFERMARK_MIN_PROMPTS", std::to_string(c.min_prompts));
   if (c.eval_elsewhere) {
     // Another row's server answers this row's eval: the launcher runs none.
     for (auto& [name, value] : env) {

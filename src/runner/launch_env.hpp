@@ -25,6 +25,7 @@ struct LaunchContext {
   std::string infermark;                  ///< INFERMARK: the binary scripts call as their client.
   int prompts_per_conc = 10;              ///< INFERMARK_PROMPTS_PER_CONC (infermark's own scripts).
   int warmups_per_conc = 2;               ///< INFERMARK_WARMUPS_PER_CONC.
+  int min_prompts = 0;                    ///< INFERMARK_MIN_PROMPTS: a point's prompts at least (0: no floor).
   std::optional<std::size_t> eval_limit;  ///< EVAL_LIMIT (eval rows): only the first N documents.
   /// An eval row whose eval runs in a batch of its configuration's eval rows on one server
   /// (PlanRows): the row that runs the batch gets the batch's concurrencies (EVAL_CONC) and folder

@@ -1,5 +1,7 @@
 #include "runner/row_client.hpp"
 
+#include <algorithm>
+
 namespace infermark::runner {
 
 loadgen::BenchConfig RowClientConfig(const matrix::MatrixRow& row, const std::string& base_url, int prompts_per_conc,
@@ -28,6 +30,7 @@ loadgen::BenchConfig RowClientConfig(const matrix::MatrixRow& row, const std::st
 }
 
 void ApplyClientOptions(loadgen::BenchConfig& c, const PlanOptions& options) {
+  if (options.min_prompts) c.num_prompts = std::max(c.num_prompts, static_cast<std::size_t>(*options.min_prompts));
   if (options.max_host_error_percent) c.limits.max_host_error_fraction = *options.max_host_error_percent / 100.0;
 }
 

@@ -296,6 +296,7 @@ RowPlan PlanRowIn(const matrix::MatrixRow& row, const SiteConfig& site, const Pl
   ctx.infermark = infermark;
   ctx.prompts_per_conc = ppc;
   ctx.warmups_per_conc = wpc;
+  ctx.min_prompts = options.min_prompts.value_or(0);
   ctx.eval_limit = options.eval_limit;
   if (batch != nullptr) {
     ctx.eval_batch_concs.assign(batch->concs.begin(), batch->concs.end());

@@ -30,6 +30,9 @@ struct PlanOptions {
   std::optional<double> agentic_duration_s;  ///< Agentic rows: profiling seconds instead of the site's or row's.
   std::optional<int> prompts_per_conc;       ///< Prompts per concurrency override.
   std::optional<int> warmups_per_conc;       ///< Warm-ups per concurrency override.
+  /// A point sends at least this many prompts (prompts-per-conc × conc otherwise): a median over
+  /// two requests at concurrency 1 is one slow request away from any value.
+  std::optional<int> min_prompts;
   /// The client's host-error tolerance, percent of each headline figure (bench serve's
   /// --max-host-error-percent; unset: its default, 1).
   std::optional<double> max_host_error_percent;

@@ -92,6 +92,7 @@ std::string SlurmJobScript(const RowPlan& plan, const RunnerSite& runner, int no
   if (plan.kind == TargetKind::kEngine) s << " --time-scale " << plan.time_scale;
   if (settings.plan.prompts_per_conc) s << " --prompts-per-conc " << *settings.plan.prompts_per_conc;
   if (settings.plan.warmups_per_conc) s << " --warmups-per-conc " << *settings.plan.warmups_per_conc;
+  if (settings.plan.min_prompts) s << " --min-prompts " << *settings.plan.min_prompts;
   if (settings.plan.max_host_error_percent) s << " --max-host-error-percent " << *settings.plan.max_host_error_percent;
   if (settings.plan.eval_limit) s << " --eval-limit " << *settings.plan.eval_limit;
   if (!settings.plan.eval_thresholds.empty()) s << " --eval-thresholds " << Quote(settings.plan.eval_thresholds);

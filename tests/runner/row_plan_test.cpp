@@ -101,6 +101,23 @@ TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
   EXPECT_NE(plan.result_filename.find("_conc16_r_00"), std::string::npos) << plan.result_filename;
 }
 
+TEST(RowPlan, AFloorOnPromptsRaisesAFewButLeavesMoreAlone) {
+  const SiteConfig site = PlanSite(
+      "defaults: {port: 9100, time-scale: 8, runner-name: r_00}\nrunners:\n  mi355x: {engine: {hardware: mi355x}}\n"
+      "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4}\n");
+  PlanOptions po;
+  po.infermark = "/bin/infermark";
+  po.prompts_per_conc = 2;
+  po.min_prompts = 10;
+  // conc 1 × 2 = 2 prompts, raised to 10; conc 16 × 2 = 32, over the floor, unchanged.
+  EXPECT_TRUE(PlanArgvHas(PlanRow(test::Typed(FoundingRow(1)), site, po).client->argv, "--num-prompts", "10"));
+  EXPECT_TRUE(PlanArgvHas(PlanRow(test::Typed(FoundingRow(16)), site, po).client->argv, "--num-prompts", "32"));
+  // A launcher script gets the floor in its contract.
+  LaunchContext c;
+  c.min_prompts = 10;
+  EXPECT_EQ(EnvValue(LaunchEnvironment(FoundingRow(1), c), "INFERMARK_MIN_PROMPTS"), "10");
+}
+
 TEST(RowPlan, TheBuiltinEngineAndItsClientGetDisjointHalvesOfTheHostsCpus) {
   const std::string models = "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4}\n";
   const SiteConfig site = PlanSite("runners:\n  mi355x: {engine: {hardware: mi355x}}\n" + models);
