@@ -272,7 +272,8 @@ void AddPredictCommand(CLI::App& app, CommandResult& result) {
   cmd->add_option("--runner-name", r.plan.runner_name, "Recipes: runner name in result file names");
   cmd->add_option("--prompts-per-conc", r.plan.prompts_per_conc, "Recipes: prompts = this x conc (default 10)");
   cmd->add_option("--warmups-per-conc", r.plan.warmups_per_conc, "Recipes: warm-ups = this x conc (default 2)");
-  cmd->add_option("--min-prompts", r.plan.min_prompts, "Recipes: a point sends at least this many prompts (default: no floor)")
+  cmd->add_option("--min-prompts", r.plan.min_prompts,
+                  "Recipes: a point sends at least this many prompts (default: no floor)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-store", r.no_store, "Recipes: result files only");
   for (const char* name : {"--model", "--hardware"}) {
