@@ -67,14 +67,22 @@ TEST(LaunchEnvironment, ExpandsVariablesWithoutAShell) {
   EXPECT_EQ(ExpandVariables("${unterminated", env), "${unterminated");
 }
 
-TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
-  const SiteConfig site = PlanSite(
+// A site whose mi355x label runs the built-in engine, and options of 2 prompts per concurrency.
+SiteConfig EngineSite() {
+  return PlanSite(
       "defaults: {port: 9100, time-scale: 8, runner-name: r_00}\nrunners:\n  mi355x: {engine: {hardware: mi355x}}\n"
       "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4}\n");
+}
+
+PlanOptions TwoPromptsPerConc() {
   PlanOptions po;
   po.infermark = "/bin/infermark";
   po.prompts_per_conc = 2;
-  const RowPlan plan = PlanRow(test::Typed(FoundingRow(16)), site, po);
+  return po;
+}
+
+TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
+  const RowPlan plan = PlanRow(test::Typed(FoundingRow(16)), EngineSite(), TwoPromptsPerConc());
   EXPECT_EQ(plan.kind, TargetKind::kEngine);
   const auto& s = plan.server.argv;
   ASSERT_GE(s.size(), 3U);
@@ -102,12 +110,8 @@ TEST(RowPlan, BuiltinEngineServesTheRowAndTheClientLoadsIt) {
 }
 
 TEST(RowPlan, AFloorOnPromptsRaisesAFewButLeavesMoreAlone) {
-  const SiteConfig site = PlanSite(
-      "defaults: {port: 9100, time-scale: 8, runner-name: r_00}\nrunners:\n  mi355x: {engine: {hardware: mi355x}}\n"
-      "models:\n  amd/MiniMax-M3-MXFP4: {model: minimax-m3, precision: fp4}\n");
-  PlanOptions po;
-  po.infermark = "/bin/infermark";
-  po.prompts_per_conc = 2;
+  const SiteConfig site = EngineSite();
+  PlanOptions po = TwoPromptsPerConc();
   po.min_prompts = 10;
   // conc 1 × 2 = 2 prompts, raised to 10; conc 16 × 2 = 32, over the floor, unchanged.
   EXPECT_TRUE(PlanArgvHas(PlanRow(test::Typed(FoundingRow(1)), site, po).client->argv, "--num-prompts", "10"));
