@@ -6,7 +6,9 @@
 
 import { getJson, readJson, readJsonIfAny, setToken } from './api.js';
 import { esc, num, withUnit } from './format.js';
-import { drawHistograms, drawInFlight, drawSessions, drawTelemetry, drawTimeline, pointCharts } from './point_charts.js';
+import {
+  drawHistograms, drawInFlight, drawSessions, drawTelemetry, drawTimeline, pointCharts, timelineRows,
+} from './point_charts.js';
 import { renderSamples } from './eval_samples.js';
 
 performance.mark('infermark-point-start');
@@ -206,11 +208,16 @@ async function showSamples(change) {
 // was asked for, and every field's statistics).
 const seriesHeld = new Set();
 
+// The telemetry reply with field `field`'s series, at the samples per chip point.html asks for.
+function telemetryOf(field) {
+  const params = new URLSearchParams({ points: String(window.infermarkRequests.telemetrySamples), fields: field });
+  return getJson(`points/${id}/telemetry`, params);
+}
+
 /// Asks for field `field`'s series when the page lacks it and adds it to `body`.
 async function holdSeries(body, field) {
   if (seriesHeld.has(field)) return;
-  const params = new URLSearchParams({ points: String(window.infermarkRequests.telemetrySamples), fields: field });
-  const more = await getJson(`points/${id}/telemetry`, params);
+  const more = await telemetryOf(field);
   more.gpus.forEach((g, i) => {
     if (body.gpus[i] && g.values[field]) body.gpus[i].values[field] = g.values[field];
   });
@@ -270,11 +277,9 @@ async function firstTelemetry(sent) {
     return body;
   } catch (e) {
     if (!/: 400 \(fields\)/.test(e.message)) throw e;
-    return getJson(`points/${id}/telemetry`, new URLSearchParams({ points: String(sent.telemetrySamples), fields: 'power_w' }))
-      .then((body) => {
-        seriesHeld.add('power_w');
-        return body;
-      });
+    const body = await telemetryOf('power_w');
+    seriesHeld.add('power_w');
+    return body;
   }
 }
 
@@ -327,14 +332,13 @@ async function boot() {
   }
   // Every reply first, then the tables they fill, then the charts in or near the window in the same
   // task: the browser lays the page out and paints it once, not once per reply.
-  const none = Promise.resolve(null);
   const [tl, tm, samples] = await Promise.allSettled([
     page.timeline_url ? timeline : timeline.catch(() => null).then(() => null),
     page.telemetry_url ? telemetry.then(async (t) => {
       if (t) await holdSeries(t, shownField(t));
       return t;
     }) : telemetry.catch(() => null).then(() => null),
-    state.samples ? renderSamples(state, page.evaluations, (c) => showSamples(c)) : none,
+    state.samples ? renderSamples(state, page.evaluations, (c) => showSamples(c)) : null,
     chartLibrary(),
   ]);
   const failures = [tl, tm, samples].filter((r) => r.status === 'rejected').map((r) => r.reason.message);
@@ -357,7 +361,7 @@ async function boot() {
   // Every chart's place is read before any is drawn (one layout), then each drawn now or when near.
   const charts = [];
   if (t) {
-    const rows = t.rows.filter((r) => r[t.columns.indexOf('sent_ms')] !== null).length;
+    const rows = timelineRows(t).length;
     document.getElementById('timeline-count').textContent = `${t.shown} of ${t.requests} requests`
       + `${t.stride > 1 ? ` (every ${t.stride}th kept)` : ''}${rows < t.shown ? `, ${rows} drawn` : ''}`
       + `${t.time_scale !== 1 ? ` · de-scaled ×${num(t.time_scale)}` : ''}`;

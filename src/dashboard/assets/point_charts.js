@@ -67,13 +67,19 @@ function timelineBars(bars) {
   };
 }
 
+/// The timeline reply's requests a chart can place: those that were sent.
+export function timelineRows(body) {
+  const sent = body.columns.indexOf('sent_ms');
+  return body.rows.filter((r) => r[sent] !== null);
+}
+
 /// Draws the timeline reply of /api/v1/points/ID/timeline, every request a row by send time: a bar
 /// from its send to its first token, another from there to its last (one bar, red, for a failed
 /// request). The bars are the chart's `$timeline` ({waiting, streaming, failed}: [{y, x: [from, to]}],
 /// seconds). Returns the requests drawn.
 export function drawTimeline(body) {
   const col = Object.fromEntries(body.columns.map((c, i) => [c, i]));
-  const rows = body.rows.filter((r) => r[col.sent_ms] !== null).sort((a, b) => a[col.sent_ms] - b[col.sent_ms]);
+  const rows = timelineRows(body).sort((a, b) => a[col.sent_ms] - b[col.sent_ms]);
   const bars = { waiting: [], streaming: [], failed: [] };
   let end = 0;
   rows.forEach((r, i) => {
